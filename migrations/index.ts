@@ -1,0 +1,7 @@
+import { CreateStateTables1795305600000 } from './1795305600000-create-state-tables.js';
+
+/**
+ * Every state migration in order. Listed as classes (not a glob) so the same list works from the
+ * TypeScript sources under jest and from dist/ at run time.
+ */
+export const stateMigrations = [CreateStateTables1795305600000];

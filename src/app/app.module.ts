@@ -1,0 +1,57 @@
+import {
+  type DynamicModule,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import type { DestinationStream } from 'pino';
+import { AuthModule } from '../auth/auth.module.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { GatewayConfigModule } from '../config/gateway-config.module.js';
+import { HealthModule } from '../health/health.module.js';
+import { jsonBody, jsonOnly } from '../http/json-body.middleware.js';
+import { ProblemFilter } from '../http/problem.filter.js';
+import { createValidationPipe } from '../http/validation.pipe.js';
+import { LoggingModule } from '../logging/logging.module.js';
+import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
+import { StateModule } from '../state/state.module.js';
+
+export interface AppOptions {
+  /** Where JSON logs go (stdout by default); tests pass a stream to inspect them. */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * The composed gateway. Global behaviour lives here as APP_* providers so a test app built from
+ * this module behaves exactly like production: the problem filter, the validation pipe, and the
+ * guards (AuthModule's before RateLimitModule's: a bad key is a 401 before it spends any budget).
+ */
+@Module({})
+export class AppModule implements NestModule {
+  static async forRoot(config: GatewayConfig, options: AppOptions = {}): Promise<DynamicModule> {
+    return {
+      module: AppModule,
+      imports: [
+        await GatewayConfigModule.forRoot(config),
+        LoggingModule.forRoot(config.server, options.logDestination),
+        AuthModule,
+        RateLimitModule,
+        StateModule,
+        HealthModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ProblemFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+
+  constructor(private readonly config: ConfigService<GatewayConfig, true>) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const { maxBodyBytes } = this.config.get('server', { infer: true });
+    consumer.apply(jsonOnly, jsonBody(maxBodyBytes)).forRoutes('{*path}');
+  }
+}

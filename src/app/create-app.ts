@@ -1,0 +1,27 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { AppModule, type AppOptions } from './app.module.js';
+
+/**
+ * Builds the composed gateway (not yet listening). `svc serve` and the e2e tests both use this,
+ * so tests exercise the production HTTP pipeline. Nest's own body parser is off: AppModule
+ * parses JSON as middleware, after the request logger has assigned the request id.
+ */
+export async function createGatewayApp(
+  config: GatewayConfig,
+  options: AppOptions = {},
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    await AppModule.forRoot(config, options),
+    {
+      bodyParser: false,
+      bufferLogs: true,
+      abortOnError: false,
+    },
+  );
+  app.useLogger(app.get(Logger));
+  app.disable('x-powered-by');
+  return app;
+}

@@ -1,0 +1,71 @@
+import {
+  type CanActivate,
+  type ExecutionContext,
+  ForbiddenException,
+  Injectable,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { ApiKeyRegistry } from './api-key-registry.service.js';
+import { IS_PUBLIC, REQUIRED_PERMISSIONS } from './auth.decorators.js';
+import { permits } from './permissions.js';
+import { ANONYMOUS_ADMIN, type AuthenticatedRequest, type Principal } from './principal.js';
+import { presentedKey, requestedTenants } from './request-credentials.js';
+
+/**
+ * The one global guard: authenticates the API key, checks the route's required permissions and
+ * keeps a tenant-bound key inside its tenant. 401 without or with a wrong key (the problem filter
+ * adds `WWW-Authenticate: Bearer`), 403 for a valid key that is not allowed.
+ */
+@Injectable()
+export class AuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly registry: ApiKeyRegistry,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const principal = this.authenticate(req);
+    const required = this.reflector.getAllAndOverride<string[] | undefined>(
+      REQUIRED_PERMISSIONS,
+      targets,
+    );
+    const missing = (required ?? []).filter(
+      (permission) => !permits(principal.permissions, permission),
+    );
+    if (missing.length > 0) {
+      throw new ForbiddenException(`this key lacks the permission ${missing.join(', ')}`);
+    }
+    assertTenantAllowed(principal, requestedTenants(req));
+    req.principal = principal;
+    return true;
+  }
+
+  private authenticate(req: Request): Principal {
+    if (!this.registry.enabled) return ANONYMOUS_ADMIN;
+    const key = presentedKey(req);
+    if (key === undefined) {
+      throw new UnauthorizedException(
+        'an API key is required (Authorization: Bearer <key> or X-API-Key)',
+      );
+    }
+    const principal = this.registry.authenticate(key);
+    if (!principal) throw new UnauthorizedException('the API key is not valid');
+    return principal;
+  }
+}
+
+/** A key bound to a tenant may only name that tenant (on every surface). */
+export function assertTenantAllowed(principal: Principal, tenants: readonly string[]): void {
+  const bound = principal.tenantId;
+  if (bound === undefined) return;
+  const other = tenants.find((tenant) => tenant !== bound);
+  if (other !== undefined) {
+    throw new ForbiddenException(`this key may only act for tenant ${JSON.stringify(bound)}`);
+  }
+}

@@ -1,0 +1,113 @@
+import { Transform, Type } from 'class-transformer';
+import {
+  IsBoolean,
+  IsDefined,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+} from 'class-validator';
+import { applyDecorators } from '@nestjs/common';
+import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
+
+export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
+export const PROVIDER_KINDS = ['openai', 'native'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** An optional integer variable within [min, max]. */
+function OptionalInt(min: number, max: number): PropertyDecorator {
+  const message = `must be an integer between ${min} and ${max}`;
+  return applyDecorators(
+    IsOptional(),
+    Type(() => Number),
+    IsInt({ message }),
+    Min(min, { message }),
+    Max(max, { message }),
+  );
+}
+
+function OptionalOneOf(values: readonly string[]): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsIn(values, { message: `must be one of ${values.join(', ')}` }),
+  );
+}
+
+const parseBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+/**
+ * Every environment variable the gateway reads, validated at boot. Values arrive as strings; empty
+ * strings count as unset. Names follow the spec's table and CONTRACT.md section 1.
+ */
+export class Environment {
+  // --- server (CONTRACT 1) ---
+  @IsOptional() @IsString() @MinLength(1) SVC_HOST?: string;
+  @OptionalInt(1, 65535) SVC_PORT?: number;
+  @IsOptional()
+  @Transform(parseBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  SVC_INSECURE?: boolean;
+  @OptionalInt(0, 600_000) SVC_SHUTDOWN_TIMEOUT_MS?: number;
+  @OptionalInt(1024, 100 * 1024 * 1024) SVC_MAX_BODY_BYTES?: number;
+  @OptionalOneOf(LOG_LEVELS) SVC_LOG_LEVEL?: (typeof LOG_LEVELS)[number];
+
+  // --- auth (spec 5, CONTRACT 2) ---
+  @IsOptional()
+  @IsString()
+  @MinLength(8, { message: 'must be at least 8 characters long' })
+  SVC_API_KEY?: string;
+  @IsOptional() @IsString() SVC_KEYS_FILE?: string;
+  @OptionalInt(0, 1_000_000) SVC_RATE_LIMIT_PER_MIN?: number;
+
+  // --- tenancy ---
+  @IsOptional() @IsString() @MaxLength(128) SVC_TENANT?: string;
+
+  // --- state backend (spec 1 "Replicas and state backend") ---
+  @OptionalOneOf(STATE_BACKENDS) SVC_STATE_BACKEND?: (typeof STATE_BACKENDS)[number];
+  @ValidateIf(
+    (env: Environment) => env.SVC_STATE_BACKEND === 'postgres' || env.SVC_STATE_DSN !== undefined,
+  )
+  @IsDefined({ message: 'is required when SVC_STATE_BACKEND is postgres' })
+  @IsPostgresDsn()
+  SVC_STATE_DSN?: string;
+  @IsOptional() @IsString() SVC_STATE_SQLITE?: string;
+  @OptionalInt(1, 1000) SVC_STATE_POOL_SIZE?: number;
+  @OptionalInt(1000, 3_600_000) SVC_LEASE_TTL_MS?: number;
+
+  // --- model provider (CONTRACT 4) ---
+  @IsOptional() @IsHttpUrl() SVC_PROVIDER_URL?: string;
+  @OptionalOneOf(PROVIDER_KINDS) SVC_PROVIDER_KIND?: (typeof PROVIDER_KINDS)[number];
+  @IsOptional() @IsString() SVC_PROVIDER_API_KEY?: string;
+  @IsOptional() @IsString() SVC_MODEL?: string;
+  @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
+  @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
+  @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
+
+  // --- messaging (CONTRACT 7) ---
+  @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;
+  @IsOptional() @IsHttpUrl() SVC_CHATB_WEBHOOK?: string;
+  @IsOptional() @IsString() SVC_MESSAGING_SECRET?: string;
+
+  // --- board and telemetry ---
+  @IsOptional() @IsString() SVC_BOARD_DB?: string;
+  @IsOptional() @IsHttpUrl() OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+}
+
+/** Variables whose values must never be echoed in an error message or a log line. */
+export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'SVC_API_KEY',
+  'SVC_PROVIDER_API_KEY',
+  'SVC_MESSAGING_SECRET',
+  'SVC_STATE_DSN',
+]);

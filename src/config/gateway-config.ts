@@ -1,0 +1,64 @@
+import type { KeysFileConfig } from './keys-file.js';
+import type { LOG_LEVELS, PROVIDER_KINDS, STATE_BACKENDS } from './environment.js';
+
+/** The validated configuration, one typed namespace per concern (read via ConfigService). */
+export interface GatewayConfig {
+  server: ServerConfig;
+  auth: AuthConfig;
+  tenancy: { defaultTenant?: string };
+  state: StateConfig;
+  provider: ProviderConfig;
+  tools: { timeoutMs: number };
+  messaging: MessagingConfig;
+  board: { dbPath: string };
+  telemetry: { otlpEndpoint?: string };
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  /** Serve on a non-loopback host without any key (operator opted in with --insecure). */
+  insecure: boolean;
+  shutdownTimeoutMs: number;
+  maxBodyBytes: number;
+  logLevel: (typeof LOG_LEVELS)[number];
+}
+
+export interface AuthConfig {
+  /** The root key (role admin, every tenant). Undefined with no keys file means auth is off. */
+  apiKey?: string;
+  keysFile?: KeysFileConfig;
+  rateLimitPerMin: number;
+}
+
+export type StateBackend = (typeof STATE_BACKENDS)[number];
+
+export interface StateConfig {
+  backend: StateBackend;
+  dsn?: string;
+  sqlitePath: string;
+  poolSize: number;
+  leaseTtlMs: number;
+}
+
+export interface ProviderConfig {
+  /** Undefined selects the offline echo provider. */
+  url?: string;
+  kind: (typeof PROVIDER_KINDS)[number] | 'echo';
+  model?: string;
+  /** Credential sent upstream: SVC_PROVIDER_API_KEY, else SVC_API_KEY (the spec's rule). */
+  apiKey?: string;
+  timeoutMs: number;
+  maxTurns: number;
+}
+
+export interface MessagingConfig {
+  chataWebhook?: string;
+  chatbWebhook?: string;
+  secret?: string;
+}
+
+/** True when the gateway would accept requests without any credential. */
+export function authDisabled(auth: AuthConfig): boolean {
+  return auth.apiKey === undefined && auth.keysFile === undefined;
+}

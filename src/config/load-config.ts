@@ -1,0 +1,104 @@
+import { plainToInstance } from 'class-transformer';
+import { ValidationError, validateSync } from 'class-validator';
+import { ConfigError } from './config-error.js';
+import { Environment, SECRET_VARIABLES } from './environment.js';
+import type { GatewayConfig, ProviderConfig } from './gateway-config.js';
+import { loadKeysFile } from './keys-file.js';
+
+export type EnvSource = Record<string, string | undefined>;
+
+/**
+ * How a variable is named in messages: `--port` when the value came from a CLI flag, else the
+ * variable itself.
+ */
+export type SourceLabels = Partial<Record<keyof Environment, string>>;
+
+function describe(error: ValidationError, labels: SourceLabels): string {
+  const problem = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+  const shown =
+    SECRET_VARIABLES.has(error.property) || error.value === undefined
+      ? ''
+      : ` (got ${JSON.stringify(String(error.value))})`;
+  const name = labels[error.property as keyof Environment] ?? error.property;
+  return `${name} ${problem}${shown}`;
+}
+
+/** Validates the SVC_ environment. Throws ConfigError with every problem on one line. */
+export function validateEnvironment(source: EnvSource, labels: SourceLabels = {}): Environment {
+  const present: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (
+      (name.startsWith('SVC_') || name.startsWith('OTEL_')) &&
+      value !== undefined &&
+      value !== ''
+    ) {
+      present[name] = value;
+    }
+  }
+  // Keep the raw strings for messages: class-transformer turns "abc" into NaN.
+  const env = plainToInstance(Environment, present);
+  const errors = validateSync(env, { forbidUnknownValues: false });
+  if (errors.length > 0) {
+    for (const error of errors) error.value = present[error.property];
+    throw new ConfigError(errors.map((error) => describe(error, labels)).join('; '));
+  }
+  return env;
+}
+
+/**
+ * OpenAI-compatible when the URL says so; otherwise SVC_PROVIDER_KIND, default openai
+ * (CONTRACT section 4).
+ */
+function providerKind(env: Environment): ProviderConfig['kind'] {
+  if (!env.SVC_PROVIDER_URL) return 'echo';
+  const path = new URL(env.SVC_PROVIDER_URL).pathname.replace(/\/+$/, '');
+  if (path.endsWith('/chat/completions') || path.endsWith('/v1')) return 'openai';
+  return env.SVC_PROVIDER_KIND ?? 'openai';
+}
+
+/** Builds the typed configuration from the environment. Throws ConfigError. */
+export function loadConfig(
+  source: EnvSource = process.env,
+  labels: SourceLabels = {},
+): GatewayConfig {
+  const env = validateEnvironment(source, labels);
+  return {
+    server: {
+      host: env.SVC_HOST ?? '127.0.0.1',
+      port: env.SVC_PORT ?? 8080,
+      insecure: env.SVC_INSECURE ?? false,
+      shutdownTimeoutMs: env.SVC_SHUTDOWN_TIMEOUT_MS ?? 25_000,
+      maxBodyBytes: env.SVC_MAX_BODY_BYTES ?? 1024 * 1024,
+      logLevel: env.SVC_LOG_LEVEL ?? 'info',
+    },
+    auth: {
+      apiKey: env.SVC_API_KEY,
+      keysFile: env.SVC_KEYS_FILE ? loadKeysFile(env.SVC_KEYS_FILE) : undefined,
+      rateLimitPerMin: env.SVC_RATE_LIMIT_PER_MIN ?? 1200,
+    },
+    tenancy: { defaultTenant: env.SVC_TENANT },
+    state: {
+      backend: env.SVC_STATE_BACKEND ?? 'sqlite',
+      dsn: env.SVC_STATE_DSN,
+      sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
+      poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
+      leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
+    },
+    provider: {
+      url: env.SVC_PROVIDER_URL,
+      kind: providerKind(env),
+      model: env.SVC_MODEL,
+      apiKey: env.SVC_PROVIDER_API_KEY ?? env.SVC_API_KEY,
+      timeoutMs: env.SVC_PROVIDER_TIMEOUT_MS ?? 60_000,
+      maxTurns: env.SVC_MAX_TURNS ?? 8,
+    },
+    tools: { timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000 },
+    messaging: {
+      chataWebhook: env.SVC_CHATA_WEBHOOK,
+      chatbWebhook: env.SVC_CHATB_WEBHOOK,
+      secret: env.SVC_MESSAGING_SECRET,
+    },
+    board: { dbPath: env.SVC_BOARD_DB ?? './data/board.sqlite' },
+    telemetry: { otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT },
+  };
+}

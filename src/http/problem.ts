@@ -1,0 +1,70 @@
+import { HttpException } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+
+/** One field-level problem of a validation failure. */
+export interface FieldError {
+  /** Where in the input: `tenant_id`, `steps[2].depends_on`, `arguments.expression`. */
+  path: string;
+  message: string;
+}
+
+/** RFC 9457 problem details, the body of every error response (CONTRACT section 3). */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  request_id?: string;
+  errors?: FieldError[];
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+const SLUGS: Record<number, string> = {
+  400: 'bad-request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  405: 'method-not-allowed',
+  409: 'conflict',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+  422: 'unprocessable',
+  429: 'rate-limited',
+  500: 'internal',
+  502: 'bad-gateway',
+  503: 'unavailable',
+  504: 'gateway-timeout',
+};
+
+/** `urn:svc:problem:<slug>`; the slug defaults to one per status code. */
+export function problemType(status: number, slug?: string): string {
+  return `urn:svc:problem:${slug ?? SLUGS[status] ?? `http-${status}`}`;
+}
+
+export function problemTitle(status: number): string {
+  return STATUS_CODES[status] ?? 'Error';
+}
+
+/**
+ * An HttpException that carries the problem's own type slug and, for validation failures,
+ * field errors. Throw it from services where a plain Nest exception says too little.
+ */
+export class ProblemException extends HttpException {
+  constructor(
+    status: number,
+    detail: string,
+    readonly slug?: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(detail, status);
+  }
+}
+
+/** 400 with the list of invalid fields. */
+export class ValidationProblem extends ProblemException {
+  constructor(errors: FieldError[], detail = 'the request has invalid fields') {
+    super(400, detail, 'validation', errors);
+  }
+}

@@ -1,0 +1,51 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { IncomingMessage } from 'node:http';
+import type { ServerConfig } from '../config/gateway-config.js';
+import { assignRequestId } from './request-id.js';
+
+/** Probes are polled every few seconds; logging each one would drown everything else. */
+const QUIET_PATHS = new Set(['/healthz', '/readyz', '/health']);
+
+/**
+ * Defence in depth: the request serializer below never includes headers, and these paths are
+ * censored anyway should a log call pass a raw request or headers object.
+ */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+];
+
+/** Structured JSON logs (pino) with the request id on every line of a request. */
+@Module({})
+export class LoggingModule {
+  static forRoot(server: ServerConfig, destination?: DestinationStream): DynamicModule {
+    const options = {
+      level: server.logLevel,
+      genReqId: assignRequestId,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      autoLogging: {
+        ignore: (req: IncomingMessage) => QUIET_PATHS.has((req.url ?? '').split('?')[0]),
+      },
+      serializers: {
+        req: (req: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          path: req.url.split('?')[0],
+          remote: req.remoteAddress,
+        }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
+    };
+    return {
+      module: LoggingModule,
+      imports: [LoggerModule.forRoot({ pinoHttp: destination ? [options, destination] : options })],
+      exports: [LoggerModule],
+    };
+  }
+}

@@ -1,0 +1,85 @@
+/** A JSON value as stored in a state entry. */
+export type JsonValue =
+  null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export interface StateKey {
+  tenantId: string;
+  sessionId: string;
+  key: string;
+}
+
+export interface StateEntry<T extends JsonValue = JsonValue> extends StateKey {
+  value: T;
+  /** 1 on creation, +1 on every write. */
+  version: number;
+  /** Epoch milliseconds of the last write. */
+  updatedAt: number;
+}
+
+export interface PutOptions {
+  /**
+   * Optimistic concurrency: write only if the entry is at this version (0 = must not exist yet).
+   * Omitted: an unconditional upsert.
+   */
+  expectedVersion?: number;
+}
+
+export interface RunLease {
+  tenantId: string;
+  runId: string;
+  owner: string;
+  /** Epoch milliseconds, by the database's clock. */
+  expiresAt: number;
+}
+
+/** A conditional write lost: the entry changed since the writer read it. */
+export class StateConflictError extends Error {
+  override readonly name = 'StateConflictError';
+  constructor(
+    readonly key: StateKey,
+    readonly expectedVersion: number,
+  ) {
+    super(
+      `state entry ${key.tenantId}/${key.sessionId}/${key.key} is not at version ${expectedVersion}`,
+    );
+  }
+}
+
+/** The backend cannot be reached or is not migrated yet: the request should get a 503. */
+export class StateUnavailableError extends Error {
+  override readonly name = 'StateUnavailableError';
+}
+
+/**
+ * The shared state backend (spec section 1, "Replicas and state backend"). Used as the DI token;
+ * one TypeORM implementation serves sqlite and PostgreSQL. Every write is an idempotent upsert
+ * keyed by (tenant_id, session_id, key), immediately visible to every replica.
+ */
+export abstract class StateStore {
+  /** This process's lease owner identity. */
+  abstract readonly owner: string;
+
+  abstract get<T extends JsonValue = JsonValue>(key: StateKey): Promise<StateEntry<T> | null>;
+  /** Creates or replaces the entry; throws StateConflictError when `expectedVersion` does not hold. */
+  abstract put<T extends JsonValue>(
+    key: StateKey,
+    value: T,
+    options?: PutOptions,
+  ): Promise<StateEntry<T>>;
+  /** True when an entry was removed. */
+  abstract delete(key: StateKey): Promise<boolean>;
+  /** The keys of one session, sorted. */
+  abstract listKeys(tenantId: string, sessionId: string): Promise<string[]>;
+
+  /**
+   * Claims the run for this process in one atomic statement: inserts a lease, takes over one that
+   * has expired, or renews one this owner already holds. Null while another owner holds it.
+   */
+  abstract claimRunLease(tenantId: string, runId: string, ttlMs: number): Promise<RunLease | null>;
+  /** Extends a lease this owner holds; false if it was lost (taken over after expiring). */
+  abstract renewRunLease(tenantId: string, runId: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up so the next claim wins at once; false if this owner did not hold it. */
+  abstract releaseRunLease(tenantId: string, runId: string): Promise<boolean>;
+  /** Releases every lease this process holds (graceful shutdown). Returns how many. */
+  abstract releaseAllLeases(): Promise<number>;
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { StateDatabase } from './state-database.service.js';
+import { StateStore } from './state-store.js';
+import { TypeormStateStore } from './typeorm-state.store.js';
+
+/**
+ * The shared state backend: the DataSource lifecycle (StateDatabase) and the StateStore port.
+ * Both drivers share one implementation; the dialect is chosen from configuration.
+ */
+@Module({
+  providers: [StateDatabase, { provide: StateStore, useClass: TypeormStateStore }],
+  exports: [StateDatabase, StateStore],
+})
+export class StateModule {}

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { QueryResult } from 'typeorm';
+import { StateEntryEntity } from './entities/state-entry.entity.js';
+import { type SqlDialect, sqlDialect } from './sql-dialect.js';
+import { StateDatabase } from './state-database.service.js';
+import {
+  type JsonValue,
+  type PutOptions,
+  type RunLease,
+  StateConflictError,
+  type StateEntry,
+  type StateKey,
+  StateStore,
+} from './state-store.js';
+import { assertLeaseKey, assertSessionKey, assertStateKey } from './state-key.limits.js';
+
+interface EntryRow {
+  version: number | string;
+  updated_at: number | string;
+}
+
+interface LeaseRow {
+  owner: string;
+  expires_at: number | string;
+}
+
+/**
+ * A template tag that writes SQL for one dialect: `${'?'}` is the next positional parameter,
+ * `${'now'}` the database clock. Parameters are bound in order of appearance.
+ */
+function sql(dialect: SqlDialect) {
+  return (parts: TemplateStringsArray, ...holes: Array<'?' | 'now'>): string => {
+    let n = 0;
+    return parts.reduce((text, part, i) => {
+      const hole = holes[i - 1];
+      return text + (hole === 'now' ? dialect.nowMs : dialect.param(++n)) + part;
+    });
+  };
+}
+
+function statements(d: SqlDialect) {
+  const upsertHead = sql(
+    d,
+  )`INSERT INTO state_entries (tenant_id, session_id, "key", value, version, updated_at)
+    VALUES (${'?'}, ${'?'}, ${'?'}, ${'?'}, 1, ${'now'})`;
+  return {
+    upsert: `${upsertHead}
+      ON CONFLICT (tenant_id, session_id, "key") DO UPDATE
+      SET value = excluded.value, version = state_entries.version + 1, updated_at = excluded.updated_at
+      RETURNING version, updated_at`,
+    insertOnly: `${upsertHead}
+      ON CONFLICT (tenant_id, session_id, "key") DO NOTHING
+      RETURNING version, updated_at`,
+    updateAtVersion: sql(d)`UPDATE state_entries
+      SET value = ${'?'}, version = version + 1, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}
+      RETURNING version, updated_at`,
+    // One statement: insert, take over an expired lease, or renew our own. Losing leaves no row.
+    claimLease: sql(
+      d,
+    )`INSERT INTO run_leases (tenant_id, run_id, owner, acquired_at, expires_at, takeovers)
+      VALUES (${'?'}, ${'?'}, ${'?'}, ${'now'}, ${'now'} + ${'?'}, 0)
+      ON CONFLICT (tenant_id, run_id) DO UPDATE SET
+        owner = excluded.owner,
+        acquired_at = CASE WHEN run_leases.owner = excluded.owner
+          THEN run_leases.acquired_at ELSE excluded.acquired_at END,
+        expires_at = excluded.expires_at,
+        takeovers = run_leases.takeovers
+          + CASE WHEN run_leases.owner = excluded.owner THEN 0 ELSE 1 END
+      WHERE run_leases.owner = excluded.owner OR run_leases.expires_at <= excluded.acquired_at
+      RETURNING owner, expires_at`,
+    renewLease: sql(d)`UPDATE run_leases SET expires_at = ${'now'} + ${'?'}
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
+    releaseLease: sql(
+      d,
+    )`DELETE FROM run_leases WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
+    releaseAll: sql(d)`DELETE FROM run_leases WHERE owner = ${'?'}`,
+  };
+}
+
+/**
+ * The StateStore on TypeORM, for sqlite (better-sqlite3, WAL) and PostgreSQL. Writes are single
+ * `INSERT … ON CONFLICT` statements, so concurrent replicas never read-then-write.
+ */
+@Injectable()
+export class TypeormStateStore extends StateStore {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly sql: ReturnType<typeof statements>;
+
+  constructor(private readonly database: StateDatabase) {
+    super();
+    this.sql = statements(sqlDialect(database.backend));
+    database.beforeClose(() => this.releaseAllLeases());
+  }
+
+  /** Runs one statement and returns rows and affected count in the same shape on both drivers. */
+  private async run(query: string, params: unknown[]): Promise<QueryResult> {
+    const runner = this.database.source.createQueryRunner();
+    try {
+      return await runner.query(query, params, true);
+    } finally {
+      await runner.release();
+    }
+  }
+
+  private repository() {
+    return this.database.source.getRepository(StateEntryEntity);
+  }
+
+  async get<T extends JsonValue = JsonValue>(key: StateKey): Promise<StateEntry<T> | null> {
+    assertStateKey(key);
+    const row = await this.repository().findOneBy({ ...key });
+    if (!row) return null;
+    return {
+      ...key,
+      value: JSON.parse(row.value) as T,
+      version: row.version,
+      updatedAt: row.updatedAt,
+    };
+  }
+
+  async put<T extends JsonValue>(
+    key: StateKey,
+    value: T,
+    options: PutOptions = {},
+  ): Promise<StateEntry<T>> {
+    assertStateKey(key);
+    const json = JSON.stringify(value);
+    const { expectedVersion } = options;
+    const result =
+      expectedVersion === undefined
+        ? await this.run(this.sql.upsert, [key.tenantId, key.sessionId, key.key, json])
+        : expectedVersion === 0
+          ? await this.run(this.sql.insertOnly, [key.tenantId, key.sessionId, key.key, json])
+          : await this.run(this.sql.updateAtVersion, [
+              json,
+              key.tenantId,
+              key.sessionId,
+              key.key,
+              expectedVersion,
+            ]);
+    const row = result.records[0] as EntryRow | undefined;
+    if (!row) throw new StateConflictError(key, expectedVersion ?? 0);
+    return { ...key, value, version: Number(row.version), updatedAt: Number(row.updated_at) };
+  }
+
+  async delete(key: StateKey): Promise<boolean> {
+    assertStateKey(key);
+    const result = await this.repository().delete({ ...key });
+    return (result.affected ?? 0) > 0;
+  }
+
+  async listKeys(tenantId: string, sessionId: string): Promise<string[]> {
+    assertSessionKey(tenantId, sessionId);
+    const rows = await this.repository().find({
+      select: { key: true },
+      where: { tenantId, sessionId },
+      order: { key: 'ASC' },
+    });
+    return rows.map((row) => row.key);
+  }
+
+  async claimRunLease(tenantId: string, runId: string, ttlMs: number): Promise<RunLease | null> {
+    assertLeaseKey(tenantId, runId, ttlMs);
+    const result = await this.run(this.sql.claimLease, [
+      tenantId,
+      runId,
+      this.owner,
+      Math.round(ttlMs),
+    ]);
+    const row = result.records[0] as LeaseRow | undefined;
+    if (!row) return null;
+    return { tenantId, runId, owner: row.owner, expiresAt: Number(row.expires_at) };
+  }
+
+  async renewRunLease(tenantId: string, runId: string, ttlMs: number): Promise<boolean> {
+    assertLeaseKey(tenantId, runId, ttlMs);
+    const result = await this.run(this.sql.renewLease, [
+      Math.round(ttlMs),
+      tenantId,
+      runId,
+      this.owner,
+    ]);
+    return (result.affected ?? 0) > 0;
+  }
+
+  async releaseRunLease(tenantId: string, runId: string): Promise<boolean> {
+    assertLeaseKey(tenantId, runId, 1);
+    const result = await this.run(this.sql.releaseLease, [tenantId, runId, this.owner]);
+    return (result.affected ?? 0) > 0;
+  }
+
+  async releaseAllLeases(): Promise<number> {
+    const result = await this.run(this.sql.releaseAll, [this.owner]);
+    return result.affected ?? 0;
+  }
+}
