@@ -1,3 +1,4 @@
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -13,14 +14,16 @@ export async function createGatewayApp(
   config: GatewayConfig,
   options: AppOptions = {},
 ): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(
-    await AppModule.forRoot(config, options),
-    {
-      bodyParser: false,
-      bufferLogs: true,
-      abortOnError: false,
-    },
-  );
+  return createAppFromModule(await AppModule.forRoot(config, options));
+}
+
+/** The HTTP application around a root module that imports AppModule.forRoot(...). */
+export async function createAppFromModule(root: DynamicModule): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(root, {
+    bodyParser: false,
+    bufferLogs: true,
+    abortOnError: false,
+  });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
   return app;

@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import { type DestinationStream, stdSerializers } from 'pino';
 import type { IncomingMessage } from 'node:http';
 import type { ServerConfig } from '../config/gateway-config.js';
 import { assignRequestId } from './request-id.js';
+import { scrubSecrets } from './scrub-secrets.js';
 
 /** Probes are polled every few seconds; logging each one would drown everything else. */
 const QUIET_PATHS = new Set(['/healthz', '/readyz', '/health']);
@@ -21,7 +22,10 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
-/** Structured JSON logs (pino) with the request id on every line of a request. */
+/**
+ * Structured JSON logs (pino) with the request id on every line of a request. nestjs-pino keeps
+ * one pino instance per process, so the first app of a process decides level and destination.
+ */
 @Module({})
 export class LoggingModule {
   static forRoot(server: ServerConfig, destination?: DestinationStream): DynamicModule {
@@ -40,6 +44,12 @@ export class LoggingModule {
           remote: req.remoteAddress,
         }),
         res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+        err: (error: Error) => {
+          const serialized = stdSerializers.err(error);
+          serialized.message = scrubSecrets(serialized.message);
+          serialized.stack = scrubSecrets(serialized.stack);
+          return serialized;
+        },
       },
     };
     return {

@@ -2,6 +2,7 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { ConfigService } from '@nestjs/config';
 import type { DataSource } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
+import { scrubSecrets } from '../logging/scrub-secrets.js';
 import { migrationStatus, runStateMigrations } from './run-migrations.js';
 import { createStateDataSource } from './state-data-source.js';
 import { StateUnavailableError } from './state-store.js';
@@ -17,10 +18,9 @@ export interface BackendReadiness {
   reason?: string;
 }
 
+/** Driver messages can quote the connection string; keep credentials out of probes and logs. */
 function messageOf(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  // Driver messages can quote the connection string; keep credentials out of probes and logs.
-  return text.replace(/\/\/[^@/\s]*@/g, '//***@') || 'unknown error';
+  return scrubSecrets(error instanceof Error ? error.message : String(error)) || 'unknown error';
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import request from 'supertest';
+import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
+import { type RunningGateway, startGateway } from './support/gateway.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+describe.each(BACKENDS)('probes (%s)', (backend) => {
+  let fixture: BackendFixture;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    fixture = await createBackend(backend);
+    gateway = await startGateway({ ...fixture.env, SVC_API_KEY: 'probe-test-key-1' });
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await fixture?.cleanup();
+  });
+
+  it('/healthz reports the process alive', async () => {
+    const res = await request(gateway.url).get('/healthz').expect(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('/readyz is ready once the backend is connected and migrated', async () => {
+    const res = await request(gateway.url).get('/readyz').expect(200);
+    expect(res.body).toEqual({
+      status: 'ready',
+      backend,
+      migrations: { applied: 1, pending: [] },
+    });
+  });
+
+  it('/health returns the package version only', async () => {
+    const res = await request(gateway.url).get('/health').expect(200);
+    expect(res.body).toEqual({ version: pkg.version });
+    expect(pkg.version).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('/info needs a credential and then describes the deployment', async () => {
+    await request(gateway.url).get('/info').expect(401);
+    const res = await request(gateway.url)
+      .get('/info')
+      .set('Authorization', 'Bearer probe-test-key-1')
+      .expect(200);
+    expect(res.body).toMatchObject({
+      name: 'svc-gateway',
+      version: pkg.version,
+      backend,
+      provider: 'echo',
+      surfaces: expect.objectContaining({ liveness: '/healthz', readiness: '/readyz' }),
+    });
+  });
+});

@@ -1,0 +1,49 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { IsInt, IsNotEmpty, IsOptional, IsString, Max, ValidateNested } from 'class-validator';
+import { CurrentPrincipal, RequirePermissions } from '../../src/auth/auth.decorators.js';
+import type { Principal } from '../../src/auth/principal.js';
+
+class Item {
+  @IsString() name!: string;
+}
+
+class TenantRequestDto {
+  @IsString() @IsNotEmpty() tenant_id!: string;
+  @IsOptional() @IsInt() @Max(10) count?: number;
+  @IsOptional() @ValidateNested({ each: true }) @Type(() => Item) items?: Item[];
+}
+
+/**
+ * Stands in for the tenant-scoped, permission-gated routes that later issues add, so the global
+ * guards, pipe and filter are tested on real routes of the real app today.
+ */
+@Controller('stand-in')
+export class StandInController {
+  @Post('tenant')
+  tenant(@Body() body: TenantRequestDto, @CurrentPrincipal() principal: Principal) {
+    return { tenant_id: body.tenant_id, key: principal.keyId, body_type: body.constructor.name };
+  }
+
+  @Get('tenant')
+  tenantQuery(@Query('tenant_id') tenantId: string) {
+    return { tenant_id: tenantId };
+  }
+
+  @RequirePermissions('approve:*')
+  @Post('approve')
+  approve(@Body() body: TenantRequestDto) {
+    return { approved: body.tenant_id };
+  }
+
+  @RequirePermissions('studio:read')
+  @Get('studio')
+  studio() {
+    return { ok: true };
+  }
+
+  @Get('crash')
+  crash(): never {
+    throw new Error('internal detail: connection string postgres://user:pw@db/x');
+  }
+}
