@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { plainToInstance, Type } from 'class-transformer';
@@ -15,22 +16,30 @@ import {
 } from 'class-validator';
 import { ConfigError } from './config-error.js';
 
+const ID = { message: 'must be a string of 1 to 128 characters' };
+const ROLES = { message: 'must be an array of role names' };
+
 class KeyEntry {
-  @IsString() @MinLength(1) @MaxLength(128) id!: string;
+  @IsString(ID) @MinLength(1, ID) @MaxLength(128, ID) id!: string;
   @IsOptional()
   @Matches(/^[0-9a-fA-F]{64}$/, { message: 'must be 64 hex characters' })
   key_sha256?: string;
   @IsOptional()
-  @IsString()
+  @IsString({ message: 'must be a string' })
   @MinLength(8, { message: 'must be at least 8 characters long' })
   key?: string;
-  @IsOptional() @IsString() @MinLength(1) @MaxLength(128) tenant_id?: string;
-  @IsArray() @IsString({ each: true }) roles!: string[];
+  @IsOptional() @IsString(ID) @MinLength(1, ID) @MaxLength(128, ID) tenant_id?: string;
+  @IsArray(ROLES) @IsString({ each: true, ...ROLES }) roles!: string[];
 }
 
 class KeysFile {
-  @IsArray() @ValidateNested({ each: true }) @Type(() => KeyEntry) keys!: KeyEntry[];
-  @IsOptional() @IsObject() roles?: Record<string, unknown>;
+  @IsArray({ message: 'must be an array' })
+  @ValidateNested({ each: true })
+  @Type(() => KeyEntry)
+  keys!: KeyEntry[];
+  @IsOptional()
+  @IsObject({ message: 'must be an object of role name to permissions' })
+  roles?: Record<string, unknown>;
 }
 
 /** One API key from SVC_KEYS_FILE, reduced to what the auth guard needs. */
@@ -49,11 +58,12 @@ export interface KeysFileConfig {
   roles: Record<string, string[]>;
 }
 
-function firstProblem(errors: ValidationError[], path: string): string {
+/** `keys[0].roles must be …` for the first failing field. */
+function firstProblem(errors: ValidationError[], path = ''): string {
   const error = errors[0];
   const here = /^\d+$/.test(error.property)
     ? `${path}[${error.property}]`
-    : `${path}.${error.property}`;
+    : `${path ? `${path}.` : ''}${error.property}`;
   if (error.constraints) return `${here} ${Object.values(error.constraints)[0]}`;
   return firstProblem(error.children ?? [], here);
 }
@@ -65,28 +75,29 @@ export function loadKeysFile(path: string): KeysFileConfig {
     raw = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     const reason = error instanceof SyntaxError ? 'is not valid JSON' : 'cannot be read';
-    throw new ConfigError(`SVC_KEYS_FILE: ${path} ${reason}`);
+    throw new ConfigError(`SVC_KEYS_FILE ${path} ${reason}`);
   }
   const file = plainToInstance(KeysFile, raw);
   const errors = validateSync(file as object);
-  if (errors.length > 0) throw new ConfigError(`SVC_KEYS_FILE: ${firstProblem(errors, path)}`);
+  if (errors.length > 0) throw new ConfigError(`SVC_KEYS_FILE ${path}: ${firstProblem(errors)}`);
 
   const roles: Record<string, string[]> = {};
   for (const [name, permissions] of Object.entries(file.roles ?? {})) {
     if (!Array.isArray(permissions) || !permissions.every((p) => typeof p === 'string')) {
-      throw new ConfigError(`SVC_KEYS_FILE: ${path}.roles.${name} must be an array of strings`);
+      throw new ConfigError(`SVC_KEYS_FILE ${path}: roles.${name} must be an array of strings`);
     }
     roles[name] = permissions;
   }
 
   const seen = new Set<string>();
   const keys = file.keys.map((entry, index): ConfiguredKey => {
-    if (seen.has(entry.id))
-      throw new ConfigError(`SVC_KEYS_FILE: ${path}.keys[${index}].id "${entry.id}" is used twice`);
+    if (seen.has(entry.id)) {
+      throw new ConfigError(`SVC_KEYS_FILE ${path}: keys[${index}].id "${entry.id}" is used twice`);
+    }
     seen.add(entry.id);
     if (!entry.key_sha256 === !entry.key) {
       throw new ConfigError(
-        `SVC_KEYS_FILE: ${path}.keys[${index}] needs exactly one of key_sha256 or key`,
+        `SVC_KEYS_FILE ${path}: keys[${index}] needs exactly one of key_sha256 or key`,
       );
     }
     const sha256 = entry.key_sha256

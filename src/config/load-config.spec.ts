@@ -1,0 +1,139 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError } from './config-error.js';
+import { loadConfig } from './load-config.js';
+
+function errorOf(env: Record<string, string>): string {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the contract defaults when nothing is set', () => {
+    const config = loadConfig({});
+    expect(config.server).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      maxBodyBytes: 1024 * 1024,
+    });
+    expect(config.state).toMatchObject({
+      backend: 'sqlite',
+      sqlitePath: './data/state.sqlite',
+      leaseTtlMs: 30_000,
+    });
+    expect(config.board.dbPath).toBe('./data/board.sqlite');
+    expect(config.provider).toMatchObject({ kind: 'echo', timeoutMs: 60_000, maxTurns: 8 });
+    expect(config.tools.timeoutMs).toBe(30_000);
+    expect(config.auth).toMatchObject({ apiKey: undefined, rateLimitPerMin: 1200 });
+    expect(config.telemetry.otlpEndpoint).toBeUndefined();
+  });
+
+  it('reads every variable of the spec table', () => {
+    const config = loadConfig({
+      SVC_API_KEY: 'gateway-key-1',
+      SVC_PROVIDER_URL: 'http://llm.local:8000/v1',
+      SVC_MODEL: 'qwen',
+      SVC_TENANT: 'acme',
+      SVC_CHATA_WEBHOOK: 'https://hooks.slack.test/a',
+      SVC_CHATB_WEBHOOK: 'https://teams.test/b',
+      SVC_BOARD_DB: '/var/lib/svc/board.sqlite',
+      SVC_STATE_BACKEND: 'postgres',
+      SVC_STATE_DSN: 'postgres://svc:pw@db:5432/svc',
+      SVC_STATE_SQLITE: '/tmp/ignored.sqlite',
+    });
+    expect(config.auth.apiKey).toBe('gateway-key-1');
+    expect(config.provider).toMatchObject({
+      url: 'http://llm.local:8000/v1',
+      kind: 'openai',
+      model: 'qwen',
+    });
+    expect(config.tenancy.defaultTenant).toBe('acme');
+    expect(config.messaging).toMatchObject({
+      chataWebhook: 'https://hooks.slack.test/a',
+      chatbWebhook: 'https://teams.test/b',
+    });
+    expect(config.board.dbPath).toBe('/var/lib/svc/board.sqlite');
+    expect(config.state).toMatchObject({
+      backend: 'postgres',
+      dsn: 'postgres://svc:pw@db:5432/svc',
+    });
+  });
+
+  it('sends SVC_API_KEY upstream unless SVC_PROVIDER_API_KEY overrides it', () => {
+    expect(loadConfig({ SVC_API_KEY: 'gateway-key-1' }).provider.apiKey).toBe('gateway-key-1');
+    expect(
+      loadConfig({ SVC_API_KEY: 'gateway-key-1', SVC_PROVIDER_API_KEY: 'sk-up' }).provider.apiKey,
+    ).toBe('sk-up');
+  });
+
+  it('detects the provider kind from the URL, else SVC_PROVIDER_KIND, else openai', () => {
+    const kind = (env: Record<string, string>) => loadConfig(env).provider.kind;
+    expect(kind({ SVC_PROVIDER_URL: 'http://h/v1/chat/completions' })).toBe('openai');
+    expect(kind({ SVC_PROVIDER_URL: 'http://h/v1/', SVC_PROVIDER_KIND: 'native' })).toBe('openai');
+    expect(kind({ SVC_PROVIDER_URL: 'http://h/chat', SVC_PROVIDER_KIND: 'native' })).toBe('native');
+    expect(kind({ SVC_PROVIDER_URL: 'http://h/chat' })).toBe('openai');
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ SVC_PORT: '', SVC_STATE_BACKEND: '' }).server.port).toBe(8080);
+  });
+
+  it('names the variable, the problem and the value on one line', () => {
+    expect(errorOf({ SVC_STATE_BACKEND: 'mysql' })).toBe(
+      'SVC_STATE_BACKEND must be one of sqlite, postgres (got "mysql")',
+    );
+    expect(errorOf({ SVC_PORT: 'abc' })).toBe(
+      'SVC_PORT must be an integer between 1 and 65535 (got "abc")',
+    );
+    expect(errorOf({ SVC_PORT: '70000' })).toContain(
+      'SVC_PORT must be an integer between 1 and 65535',
+    );
+    expect(errorOf({ SVC_PROVIDER_URL: 'not a url' })).toBe(
+      'SVC_PROVIDER_URL must be an absolute http:// or https:// URL (got "not a url")',
+    );
+    expect(errorOf({ SVC_LOG_LEVEL: 'loud' })).toContain(
+      'SVC_LOG_LEVEL must be one of fatal, error',
+    );
+  });
+
+  it('reports every bad variable in the same line', () => {
+    const message = errorOf({ SVC_PORT: 'x', SVC_MAX_TURNS: '0' });
+    expect(message).toContain('SVC_PORT');
+    expect(message).toContain('SVC_MAX_TURNS');
+    expect(message).not.toContain('\n');
+  });
+
+  it('requires a well-formed DSN for postgres and never echoes it', () => {
+    expect(errorOf({ SVC_STATE_BACKEND: 'postgres' })).toBe(
+      'SVC_STATE_DSN is required when SVC_STATE_BACKEND is postgres',
+    );
+    const malformed = errorOf({
+      SVC_STATE_BACKEND: 'postgres',
+      SVC_STATE_DSN: 'mysql://root:hunter2@db/x',
+    });
+    expect(malformed).toContain(
+      'SVC_STATE_DSN must be a postgres:// or postgresql:// connection URL',
+    );
+    expect(malformed).not.toContain('hunter2');
+  });
+
+  it('never echoes a secret value', () => {
+    expect(errorOf({ SVC_API_KEY: 'short' })).toBe(
+      'SVC_API_KEY must be at least 8 characters long',
+    );
+  });
+
+  it('names a CLI flag instead of the variable when the value came from it', () => {
+    let message = '';
+    try {
+      loadConfig({ SVC_PORT: 'abc' }, { SVC_PORT: '--port' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toBe('--port must be an integer between 1 and 65535 (got "abc")');
+  });
+});

@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { type AddressInfo, connect, createServer } from 'node:net';
+import request from 'supertest';
+import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
+import { collect, runSvc, spawnSvc } from './support/cli.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitReady(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await request(url).get('/readyz')).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} never became ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('svc command line', () => {
+  it('prints its version', async () => {
+    const result = await runSvc(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: `${pkg.version}\n` });
+  });
+
+  it('prints usage with --help', async () => {
+    const result = await runSvc(['--help']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Usage: svc [options] [command]');
+    expect(result.stdout).toMatch(/serve \[options\]/);
+    expect(result.stdout).toMatch(/migrate/);
+  });
+
+  it('prints usage and exits non-zero for an unknown command or option', async () => {
+    const command = await runSvc(['frobnicate']);
+    expect(command.code).not.toBe(0);
+    expect(command.stderr).toContain("unknown command 'frobnicate'");
+    expect(command.stderr).toContain('Usage: svc');
+
+    const option = await runSvc(['serve', '--bogus']);
+    expect(option.code).not.toBe(0);
+    expect(option.stderr).toContain("unknown option '--bogus'");
+    expect(option.stderr).toContain('Usage: svc serve [options]');
+  });
+
+  it.each([
+    [
+      { SVC_STATE_BACKEND: 'mysql' },
+      'SVC_STATE_BACKEND must be one of sqlite, postgres (got "mysql")',
+    ],
+    [{ SVC_PORT: 'abc' }, 'SVC_PORT must be an integer between 1 and 65535 (got "abc")'],
+    [
+      { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: 'not-a-dsn' },
+      'SVC_STATE_DSN must be a postgres://',
+    ],
+  ])('stops with exit 2 and one line for a bad configuration value %j', async (env, message) => {
+    const result = await runSvc(['serve'], env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`svc: invalid configuration: ${message}`);
+  });
+
+  it('names the flag when a flag value is bad', async () => {
+    const result = await runSvc(['serve', '--port', 'abc']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim()).toBe(
+      'svc: invalid configuration: --port must be an integer between 1 and 65535 (got "abc")',
+    );
+  });
+
+  it('refuses a non-loopback host without a key, unless --insecure', async () => {
+    const result = await runSvc(['serve', '--host', '0.0.0.0']);
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n').filter(Boolean)).toHaveLength(1);
+    expect(result.stderr).toContain('refusing to serve on 0.0.0.0 without SVC_API_KEY');
+  });
+});
+
+describe.each(BACKENDS)('svc migrate (%s)', (backend) => {
+  let fixture: BackendFixture;
+  beforeAll(async () => {
+    fixture = await createBackend(backend);
+  });
+  afterAll(async () => fixture?.cleanup());
+
+  it('applies the migrations once, then reports the backend up to date', async () => {
+    const first = await runSvc(['migrate'], fixture.env);
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(/^applied 1 migration\(s\): CreateStateTables\d+\n$/);
+    const second = await runSvc(['migrate'], fixture.env);
+    expect(second).toMatchObject({ code: 0, stdout: 'state backend is up to date\n' });
+  });
+});
+
+describe('svc migrate without a reachable backend', () => {
+  it('fails with one line and exit 1', async () => {
+    const port = await freePort();
+    const result = await runSvc(['migrate'], {
+      SVC_STATE_BACKEND: 'postgres',
+      SVC_STATE_DSN: `postgres://svc:hunter2@127.0.0.1:${port}/svc`,
+    });
+    expect(result.code).toBe(1);
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^svc: cannot reach the postgres state backend: .*ECONNREFUSED/);
+    expect(result.stderr).not.toContain('hunter2');
+  });
+});
+
+describe('svc serve', () => {
+  let fixture: BackendFixture;
+  beforeAll(async () => {
+    fixture = await createBackend('sqlite');
+  });
+  afterAll(async () => fixture?.cleanup());
+
+  it('serves until SIGTERM, finishes the request in flight, then exits 0', async () => {
+    const port = await freePort();
+    const child = spawnSvc(['serve', '--port', String(port)], {
+      ...fixture.env,
+      SVC_API_KEY: 'cli-test-key-1',
+    });
+    const done = collect(child, 30_000);
+    const url = `http://127.0.0.1:${port}`;
+    await waitReady(url);
+    const info = await request(url).get('/info').set('X-API-Key', 'cli-test-key-1').expect(200);
+    expect(info.body.version).toBe(pkg.version);
+
+    // A request whose headers are still arriving when SIGTERM lands.
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    let response = '';
+    socket.on('data', (chunk: Buffer) => (response += chunk.toString()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write('GET /healthz HTTP/1.1\r\nHost: test\r\n');
+    child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.write('\r\n');
+    await closed;
+
+    expect(response).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(response).toContain('{"status":"ok"}');
+    const result = await done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('svc gateway listening on http://127.0.0.1:');
+    await expect(request(url).get('/healthz')).rejects.toThrow();
+  });
+});

@@ -1,0 +1,55 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/** The built CLI: nest-commander cannot load under jest, so the CLI is tested as a real process. */
+export const SVC_BIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function assertBuilt(): void {
+  if (!existsSync(SVC_BIN)) throw new Error(`${SVC_BIN} is missing: run "npm run build" first`);
+}
+
+/** Only PATH and HOME from the outside, so the developer's own SVC_ variables never leak in. */
+function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
+}
+
+export function spawnSvc(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): ChildProcess {
+  assertBuilt();
+  return spawn(process.execPath, [SVC_BIN, ...args], { env: cleanEnv(env), cwd, stdio: 'pipe' });
+}
+
+/** Runs `svc …` to completion (killed after `timeoutMs`). */
+export function runSvc(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 20_000,
+): Promise<CliResult> {
+  const child = spawnSvc(args, env);
+  return collect(child, timeoutMs);
+}
+
+export function collect(child: ChildProcess, timeoutMs = 20_000): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
