@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
-import { type RunningGateway, mountedRoutes, startGateway } from './support/gateway.js';
+import { BACKENDS, createBackend } from './support/backends.js';
+import { mountedRoutes, startGateway } from './support/gateway.js';
+import { gatewayForSuite } from './support/suite.js';
 import { StandInController } from './support/stand-in.controller.js';
 
 const ROOT_KEY = 'root-key-for-auth-tests';
@@ -36,20 +37,11 @@ function writeKeysFile(): string {
 }
 
 describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
-  let fixture: BackendFixture;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    fixture = await createBackend(backend);
-    gateway = await startGateway(
-      { ...fixture.env, SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: writeKeysFile() },
-      { controllers: [StandInController] },
-    );
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fixture?.cleanup();
-  });
+  const gateway = gatewayForSuite(
+    backend,
+    { SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: writeKeysFile() },
+    { controllers: [StandInController] },
+  );
 
   const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 

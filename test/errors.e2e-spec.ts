@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import request from 'supertest';
-import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
-import { type RunningGateway, startGateway } from './support/gateway.js';
+import { BACKENDS } from './support/backends.js';
+import { gatewayForSuite } from './support/suite.js';
 import { StandInController } from './support/stand-in.controller.js';
 
 const KEY = 'errors-test-root-key';
@@ -21,20 +21,11 @@ function expectProblem(res: request.Response, status: number, type: string): voi
 }
 
 describe.each(BACKENDS)('errors are problem bodies (%s)', (backend) => {
-  let fixture: BackendFixture;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    fixture = await createBackend(backend);
-    gateway = await startGateway(
-      { ...fixture.env, SVC_API_KEY: KEY, SVC_MAX_BODY_BYTES: '2048' },
-      { controllers: [StandInController] },
-    );
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fixture?.cleanup();
-  });
+  const gateway = gatewayForSuite(
+    backend,
+    { SVC_API_KEY: KEY, SVC_MAX_BODY_BYTES: '2048' },
+    { controllers: [StandInController] },
+  );
 
   const post = (path: string) => request(gateway.url).post(path).set(auth);
 
@@ -121,20 +112,11 @@ describe.each(BACKENDS)('errors are problem bodies (%s)', (backend) => {
 });
 
 describe.each(BACKENDS)('per-tenant rate limit (%s)', (backend) => {
-  let fixture: BackendFixture;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    fixture = await createBackend(backend);
-    gateway = await startGateway(
-      { ...fixture.env, SVC_API_KEY: KEY, SVC_RATE_LIMIT_PER_MIN: '3' },
-      { controllers: [StandInController] },
-    );
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fixture?.cleanup();
-  });
+  const gateway = gatewayForSuite(
+    backend,
+    { SVC_API_KEY: KEY, SVC_RATE_LIMIT_PER_MIN: '3' },
+    { controllers: [StandInController] },
+  );
 
   const call = (tenant: string) =>
     request(gateway.url).get(`/stand-in/tenant?tenant_id=${tenant}`).set(auth);

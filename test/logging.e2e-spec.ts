@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
-import { LogCapture, type RunningGateway, startGateway } from './support/gateway.js';
+import { BACKENDS } from './support/backends.js';
+import { LogCapture } from './support/gateway.js';
+import { gatewayForSuite } from './support/suite.js';
 import { StandInController } from './support/stand-in.controller.js';
 
 const KEY = 'logging-test-secret-key';
@@ -10,20 +11,11 @@ const WRONG_KEY = 'logging-test-wrong-key';
 const logs = new LogCapture();
 
 describe.each(BACKENDS)('structured logs (%s)', (backend) => {
-  let fixture: BackendFixture;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    fixture = await createBackend(backend);
-    gateway = await startGateway(
-      { ...fixture.env, SVC_API_KEY: KEY },
-      { logs, controllers: [StandInController] },
-    );
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fixture?.cleanup();
-  });
+  const gateway = gatewayForSuite(
+    backend,
+    { SVC_API_KEY: KEY },
+    { logs, controllers: [StandInController] },
+  );
 
   it('gives every response an X-Request-Id and logs the request under that id', async () => {
     const res = await request(gateway.url)

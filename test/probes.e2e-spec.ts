@@ -1,25 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
-import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
-import { type RunningGateway, startGateway } from './support/gateway.js';
+import { BACKENDS } from './support/backends.js';
+import { gatewayForSuite } from './support/suite.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
 
 describe.each(BACKENDS)('probes (%s)', (backend) => {
-  let fixture: BackendFixture;
-  let gateway: RunningGateway;
-
-  beforeAll(async () => {
-    fixture = await createBackend(backend);
-    gateway = await startGateway({ ...fixture.env, SVC_API_KEY: 'probe-test-key-1' });
-  });
-  afterAll(async () => {
-    await gateway?.close();
-    await fixture?.cleanup();
-  });
+  const gateway = gatewayForSuite(backend, { SVC_API_KEY: 'probe-test-key-1' });
 
   it('/healthz reports the process alive', async () => {
     const res = await request(gateway.url).get('/healthz').expect(200);

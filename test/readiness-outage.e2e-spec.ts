@@ -1,18 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { freePort } from './support/net.js';
 import { dsnFor, type TestDatabase, createTestDatabase } from './support/postgres.js';
 import { startGateway } from './support/gateway.js';
 import { TcpProxy } from './support/tcp-proxy.js';
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function waitForStatus(
   url: string,
@@ -29,7 +20,7 @@ async function waitForStatus(
 
 describe('readiness follows the PostgreSQL backend', () => {
   it('is not_ready (503) with a DSN pointing at a closed port, while /healthz stays 200', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const gateway = await startGateway({
       SVC_STATE_BACKEND: 'postgres',
       SVC_STATE_DSN: `postgres://postgres@127.0.0.1:${port}/nowhere`,
