@@ -26,6 +26,7 @@ export default {
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
+  reporters: ['default', '<rootDir>/test/support/closing-line-reporter.js'],
   // e2e tests start real apps, databases and child processes.
   testTimeout: 30000,
 };
