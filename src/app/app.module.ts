@@ -7,6 +7,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
+import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayConfigModule } from '../config/gateway-config.module.js';
@@ -17,6 +18,8 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { LoggingModule } from '../logging/logging.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { StateModule } from '../state/state.module.js';
+import { ProvidersModule } from '../providers/providers.module.js';
+import { ToolsModule } from '../tools/tools.module.js';
 
 export interface AppOptions {
   /** Where JSON logs go (stdout by default); tests pass a stream to inspect them. */
@@ -36,10 +39,13 @@ export class AppModule implements NestModule {
       imports: [
         await GatewayConfigModule.forRoot(config),
         LoggingModule.forRoot(config.server, options.logDestination),
+        AuditModule,
         AuthModule,
         RateLimitModule,
         StateModule,
         HealthModule,
+        ProvidersModule,
+        ToolsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -1,0 +1,28 @@
+import type { JsonValue } from '../state/state-store.js';
+
+/** What happened; dotted `<subject>.<verb>`. */
+export type AuditKind =
+  | 'run.started'
+  | 'run.completed'
+  | 'run.failed'
+  | 'tool.invoked'
+  | 'tool.registered'
+  | 'tool.deleted'
+  | 'auth.failed';
+
+export interface AuditEvent {
+  kind: AuditKind;
+  /** Unset for events that belong to no tenant (a request with a wrong key). */
+  tenantId?: string;
+  /** Who: the key id of the principal, when known. */
+  actor?: string;
+  /** Epoch milliseconds; set by the sink when omitted. */
+  at?: number;
+  /** Small, non-secret details (run id, tool name, status, reason). */
+  details: Record<string, JsonValue>;
+}
+
+export interface RecordedAuditEvent extends AuditEvent {
+  id: number;
+  at: number;
+}

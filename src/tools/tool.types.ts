@@ -1,0 +1,40 @@
+import type { JsonValue } from '../state/state-store.js';
+
+/** JSON Schema of a tool's arguments: an object schema (`type: object`, `properties`). */
+export type JsonSchemaObject = { type: 'object'; properties?: Record<string, unknown> } & Record<
+  string,
+  unknown
+>;
+
+/** The spec's tool specification. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchemaObject;
+}
+
+/** A toolset as one tenant sees it: its contracts at one version. */
+export interface ToolsetView {
+  tenantId: string;
+  toolset: string;
+  /** Bumped on every change the tenant makes to this toolset; 0 = never changed. */
+  version: number;
+  tools: ToolSpec[];
+}
+
+/** One tool call to execute, from any surface (REST, the agent loop, MCP). */
+export interface ToolInvocation {
+  tenantId: string;
+  toolset: string;
+  name: string;
+  arguments: JsonValue;
+}
+
+/** What a tool call produced. `isError` is a tool-level failure the caller (or model) should see. */
+export interface ToolOutcome {
+  tool: string;
+  toolset: string;
+  version: number;
+  result: JsonValue;
+  isError: boolean;
+}
