@@ -154,3 +154,60 @@ describe('svc serve', () => {
     await expect(request(url).get('/healthz')).rejects.toThrow();
   });
 });
+
+describe('svc run', () => {
+  let fixture: BackendFixture;
+  beforeAll(async () => {
+    fixture = await createBackend('sqlite');
+  });
+  afterAll(async () => fixture?.cleanup());
+
+  it('runs the agent in-process and prints the reply, then turns, tool calls and finish reason', async () => {
+    const result = await runSvc(
+      ['run', '--tenant', 'acme', '--prompt', '/tool calculator {"expression":"2*(3+4)"}'],
+      fixture.env,
+    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const [reply, summary] = result.stdout.trimEnd().split('\n\n');
+    expect(reply).toContain('14');
+    expect(summary).toMatch(/^turns: 2 · tool calls: 1 · finish: stop · session: \S+$/);
+  });
+
+  it('prints the run as JSON and continues a session', async () => {
+    const first = await runSvc(
+      ['run', '--tenant', 'acme', '--session', 'cli-s', '--prompt', 'one', '--json'],
+      fixture.env,
+    );
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout)).toMatchObject({
+      status: 'completed',
+      text: 'one',
+      session_id: 'cli-s',
+    });
+    const second = await runSvc(
+      ['run', '--tenant', 'acme', '--session', 'cli-s', '--prompt', 'two', '--json'],
+      fixture.env,
+    );
+    expect(JSON.parse(second.stdout)).toMatchObject({ text: 'two', session_id: 'cli-s' });
+  });
+
+  it('reads the prompt from stdin', async () => {
+    const child = spawnSvc(['run', '--tenant', 'acme'], fixture.env);
+    child.stdin?.end('hello from stdin\n');
+    const result = await collect(child);
+    expect(result.code).toBe(0);
+    expect(result.stdout.startsWith('hello from stdin\n\n')).toBe(true);
+  });
+
+  it('needs a tenant and a prompt', async () => {
+    const noTenant = await runSvc(['run', '--prompt', 'x'], fixture.env);
+    expect(noTenant.code).toBe(1);
+    expect(noTenant.stderr.trim()).toBe('svc: --tenant is required (or set SVC_TENANT)');
+    const withDefault = await runSvc(['run', '--prompt', 'x'], {
+      ...fixture.env,
+      SVC_TENANT: 'acme',
+    });
+    expect(withDefault.code).toBe(0);
+  });
+});

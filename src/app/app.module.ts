@@ -7,6 +7,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
+import { AgentModule } from '../agent/agent.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -20,6 +21,8 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { StateModule } from '../state/state.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
+import { RunsModule } from '../runs/runs.module.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
 
 export interface AppOptions {
   /** Where JSON logs go (stdout by default); tests pass a stream to inspect them. */
@@ -46,6 +49,9 @@ export class AppModule implements NestModule {
         HealthModule,
         ProvidersModule,
         ToolsModule,
+        RunsModule,
+        SessionsModule,
+        AgentModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemFilter },

@@ -4,4 +4,10 @@ export const SURFACES: Readonly<Record<string, string>> = {
   readiness: '/readyz',
   version: '/health',
   info: '/info',
+  agent_run: '/v1/agent/run',
+  tools: '/v1/tools/{toolset}/{name}',
+  toolsets: '/v1/toolsets',
+  runs: '/v1/runs/{run_id}',
+  sessions: '/v1/sessions/{session_id}',
+  audit: '/v1/audit',
 };

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { AuditSink } from '../audit/audit-sink.js';
 import { ApiKeyRegistry } from './api-key-registry.service.js';
 import { IS_PUBLIC, REQUIRED_PERMISSIONS } from './auth.decorators.js';
 import { permits } from './permissions.js';
@@ -23,14 +24,33 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly registry: ApiKeyRegistry,
+    private readonly audit: AuditSink,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-
     const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    try {
+      return this.check(req, targets);
+    } catch (error) {
+      const status = error instanceof UnauthorizedException ? 401 : 403;
+      this.audit.record({
+        kind: 'auth.failed',
+        tenantId: req.principal?.tenantId,
+        actor: req.principal?.keyId,
+        details: { status, method: req.method, path: req.path, reason: (error as Error).message },
+      });
+      throw error;
+    }
+  }
+
+  private check(
+    req: Request & AuthenticatedRequest,
+    targets: ReturnType<ExecutionContext['getHandler' | 'getClass']>[],
+  ): boolean {
     const principal = this.authenticate(req);
+    req.principal = principal;
     const required = this.reflector.getAllAndOverride<string[] | undefined>(
       REQUIRED_PERMISSIONS,
       targets,
@@ -42,7 +62,6 @@ export class AuthGuard implements CanActivate {
       throw new ForbiddenException(`this key lacks the permission ${missing.join(', ')}`);
     }
     assertTenantAllowed(principal, requestedTenants(req));
-    req.principal = principal;
     return true;
   }
 

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { InvalidStateKeyError } from '../state/state-key.limits.js';
-import { StateConflictError, StateUnavailableError } from '../state/state-store.js';
+import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
 import {
   PROBLEM_CONTENT_TYPE,
   type ProblemDetails,
@@ -66,6 +66,9 @@ function classify(exception: unknown): Classified | null {
   }
   if (exception instanceof StateUnavailableError) return { status: 503, detail: exception.message };
   if (exception instanceof StateConflictError) return { status: 409, detail: exception.message };
+  if (exception instanceof LeaseLostError) {
+    return { status: 409, detail: exception.message, slug: 'lease-lost' };
+  }
   if (exception instanceof InvalidStateKeyError) return { status: 400, detail: exception.message };
   return null;
 }

@@ -45,6 +45,11 @@ export class StateConflictError extends Error {
   }
 }
 
+/** Another process took over a lease this one held (it had expired): the work must stop. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+}
+
 /** The backend cannot be reached or is not migrated yet: the request should get a 503. */
 export class StateUnavailableError extends Error {
   override readonly name = 'StateUnavailableError';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { LeaseKeeper } from './lease-keeper.service.js';
 import { StateDatabase } from './state-database.service.js';
 import { StateStore } from './state-store.js';
 import { TypeormStateStore } from './typeorm-state.store.js';
@@ -8,7 +9,7 @@ import { TypeormStateStore } from './typeorm-state.store.js';
  * Both drivers share one implementation; the dialect is chosen from configuration.
  */
 @Module({
-  providers: [StateDatabase, { provide: StateStore, useClass: TypeormStateStore }],
-  exports: [StateDatabase, StateStore],
+  providers: [StateDatabase, { provide: StateStore, useClass: TypeormStateStore }, LeaseKeeper],
+  exports: [StateDatabase, StateStore, LeaseKeeper],
 })
 export class StateModule {}

@@ -1,5 +1,31 @@
 import { Module } from '@nestjs/common';
+import { StateModule } from '../state/state.module.js';
+import { BuiltinTools } from './builtin/builtin-tools.js';
+import { HttpToolInvoker } from './http-tool.invoker.js';
+import { SchemaValidator } from './schema-validator.js';
+import { ToolCatalog } from './tool-catalog.service.js';
+import { ToolExecutor } from './tool-executor.service.js';
+import { ToolRegistration } from './tool-registration.service.js';
+import { ToolsController } from './tools.controller.js';
+import { ToolsetRepository } from './toolset-repository.js';
+import { ToolsetsController } from './toolsets.controller.js';
 
-/** Toolsets, built-in and HTTP tools, and the one tool execution path (being built). */
-@Module({})
+/**
+ * Toolsets (built-in tools in `default`, tenants' HTTP tools in the state backend) and the one
+ * tool execution path. Exports the catalog and the executor for the agent loop and MCP.
+ */
+@Module({
+  imports: [StateModule],
+  controllers: [ToolsetsController, ToolsController],
+  providers: [
+    SchemaValidator,
+    BuiltinTools,
+    ToolsetRepository,
+    ToolCatalog,
+    ToolRegistration,
+    HttpToolInvoker,
+    ToolExecutor,
+  ],
+  exports: [ToolCatalog, ToolExecutor],
+})
 export class ToolsModule {}

@@ -11,18 +11,20 @@ export interface SuiteGateway {
 
 /**
  * Starts one gateway on a fresh backend before the enclosing describe's tests and removes both
- * after them. `env` is added to the backend's SVC_STATE_* variables.
+ * after them. `env` (or what it returns when the suite starts) is added to the backend's
+ * SVC_STATE_* variables.
  */
 export function gatewayForSuite(
   backend: Backend,
-  env: Record<string, string> = {},
+  env: Record<string, string> | (() => Record<string, string>) = {},
   options: StartOptions = {},
 ): SuiteGateway {
   let fixture: BackendFixture | undefined;
   let gateway: RunningGateway | undefined;
   beforeAll(async () => {
     fixture = await createBackend(backend);
-    gateway = await startGateway({ ...fixture.env, ...env }, options);
+    const extra = typeof env === 'function' ? env() : env;
+    gateway = await startGateway({ ...fixture.env, ...extra }, options);
   });
   afterAll(async () => {
     await gateway?.close();

@@ -1,0 +1,29 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
+import type { Principal } from '../auth/principal.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { RunRecord } from '../runs/run-record.js';
+import { AgentRunner } from './agent-runner.service.js';
+import { RunAgentDto } from './dto/run-agent.dto.js';
+import { toRunRequest } from './run-request.js';
+
+@Controller('v1/agent')
+export class AgentController {
+  private readonly maxTurns: number;
+
+  constructor(
+    private readonly runner: AgentRunner,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.maxTurns = config.get('provider', { infer: true }).maxTurns;
+  }
+
+  /** Runs the agent loop to the end and answers with the run (CONTRACT section 5). */
+  @RequirePermissions('runs:write')
+  @Post('run')
+  @HttpCode(200)
+  run(@Body() body: RunAgentDto, @CurrentPrincipal() principal: Principal): Promise<RunRecord> {
+    return this.runner.run(toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId));
+  }
+}

@@ -1,0 +1,150 @@
+import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { AuditSink } from '../audit/audit-sink.js';
+import { ProblemException, problemType } from '../http/problem.js';
+import type { RunError, RunRecord } from '../runs/run-record.js';
+import { RunRecordStore } from '../runs/run-record.store.js';
+import { ConversationStore } from '../sessions/conversation.store.js';
+import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
+import { ToolCatalog } from '../tools/tool-catalog.service.js';
+import { AgentLoop } from './agent-loop.service.js';
+import type { RunRequest } from './run-request.js';
+
+function runError(error: unknown): RunError {
+  if (error instanceof HttpException) {
+    const status = error.getStatus();
+    const slug = error instanceof ProblemException ? error.slug : undefined;
+    return { status, type: problemType(status, slug), detail: error.message };
+  }
+  if (error instanceof StateConflictError) {
+    return { status: 409, type: problemType(409, 'session-conflict'), detail: error.message };
+  }
+  if (error instanceof LeaseLostError) {
+    return { status: 409, type: problemType(409, 'lease-lost'), detail: error.message };
+  }
+  if (error instanceof StateUnavailableError) {
+    return { status: 503, type: problemType(503), detail: error.message };
+  }
+  return { status: 500, type: problemType(500), detail: 'the run failed unexpectedly' };
+}
+
+/**
+ * One run, start to end: continue the session's conversation, run the agent loop with the
+ * toolset's tools, checkpoint the conversation after every turn (with its version, so a stale
+ * writer fails instead of overwriting), and record the outcome. A failure is recorded as a
+ * `failed` run and rethrown, so the caller gets the problem (502/504 for a model failure).
+ */
+@Injectable()
+export class RunExecutor {
+  private readonly logger = new Logger(RunExecutor.name);
+
+  constructor(
+    private readonly loop: AgentLoop,
+    private readonly catalog: ToolCatalog,
+    private readonly conversations: ConversationStore,
+    private readonly records: RunRecordStore,
+    private readonly audit: AuditSink,
+  ) {}
+
+  async execute(
+    request: RunRequest,
+    runId: string,
+    sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<RunRecord> {
+    const { tenantId } = request;
+    const toolset = await this.catalog.view(tenantId, request.toolset);
+    const session = await this.conversations.load(tenantId, sessionId);
+    const base: RunRecord = {
+      run_id: runId,
+      session_id: sessionId,
+      tenant_id: tenantId,
+      agent: request.agent,
+      status: 'running',
+      text: '',
+      finish_reason: null,
+      turns: 0,
+      tool_calls: 0,
+      messages: request.input,
+      trace_id: null,
+      ...(request.metadata ? { metadata: request.metadata } : {}),
+      started_at: new Date().toISOString(),
+      ended_at: null,
+    };
+    // Only a caller-chosen run id can be looked up while it runs.
+    if (request.runId !== undefined) await this.records.put(base);
+    this.audit.record({
+      kind: 'run.started',
+      tenantId,
+      actor: request.actor,
+      details: {
+        run_id: runId,
+        session_id: sessionId,
+        agent: request.agent,
+        toolset: request.toolset,
+      },
+    });
+
+    let version = session.version;
+    try {
+      const result = await this.loop.run({
+        tenantId,
+        toolset: request.toolset,
+        tools: toolset.tools,
+        model: request.model,
+        messages: [...session.messages, ...request.input],
+        maxTurns: request.maxTurns,
+        actor: request.actor,
+        signal,
+        onTurn: async (conversation) => {
+          version = await this.conversations.save(tenantId, sessionId, conversation, version);
+        },
+      });
+      const record: RunRecord = {
+        ...base,
+        status: 'completed',
+        text: result.text,
+        finish_reason: result.finishReason,
+        turns: result.turns,
+        tool_calls: result.toolCalls,
+        messages: [...request.input, ...result.added],
+        ended_at: new Date().toISOString(),
+      };
+      await this.records.put(record);
+      this.audit.record({
+        kind: 'run.completed',
+        tenantId,
+        actor: request.actor,
+        details: {
+          run_id: runId,
+          finish_reason: result.finishReason,
+          turns: result.turns,
+          tool_calls: result.toolCalls,
+        },
+      });
+      return record;
+    } catch (error) {
+      await this.recordFailure(base, runError(error), request.actor);
+      throw error;
+    }
+  }
+
+  /** Best effort: a backend that is down must not hide the run's own error. */
+  private async recordFailure(base: RunRecord, error: RunError, actor?: string): Promise<void> {
+    this.audit.record({
+      kind: 'run.failed',
+      tenantId: base.tenant_id,
+      actor,
+      details: { run_id: base.run_id, status: error.status, detail: error.detail },
+    });
+    const record: RunRecord = {
+      ...base,
+      status: 'failed',
+      finish_reason: 'error',
+      error,
+      ended_at: new Date().toISOString(),
+    };
+    await this.records.put(record).catch((cause: unknown) => {
+      this.logger.warn(`could not record failed run ${base.run_id}: ${String(cause)}`);
+    });
+  }
+}

@@ -1,0 +1,74 @@
+import type { JsonValue } from '../state/state-store.js';
+import {
+  ChatProvider,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatRequest,
+} from './chat.types.js';
+
+/** `/tool NAME {json-args}`: the offline way to ask for a tool call (CONTRACT section 4). */
+const TOOL_COMMAND = /^\/tool\s+([A-Za-z0-9_.-]+)(?:\s+([\s\S]*))?$/;
+
+type JsonObject = { [key: string]: JsonValue };
+
+/** The JSON object in `text` ({} when empty), or undefined when it is anything else. */
+function parseObject(text: string | undefined): JsonObject | undefined {
+  if (text === undefined || text.trim() === '') return {};
+  try {
+    const value = JSON.parse(text) as JsonValue;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function answer(content: string): ChatCompletion {
+  return { message: { role: 'assistant', content }, finishReason: 'stop', model: 'echo' };
+}
+
+/** The tool's name for a result: its own `name`, else the call it answers, else the call id. */
+function toolName(result: ChatMessage, messages: ChatMessage[]): string {
+  if (result.name) return result.name;
+  const calls = messages.flatMap((message) => message.tool_calls ?? []);
+  const call = calls.find((candidate) => candidate.id === result.tool_call_id);
+  return call?.name ?? result.tool_call_id ?? 'tool';
+}
+
+/**
+ * The offline provider: deterministic, no network. Echoes the last user message, turns
+ * `/tool NAME {args}` into a tool call, and answers tool results by quoting them, so the agent
+ * loop can be exercised end to end without a model.
+ */
+export class EchoProvider extends ChatProvider {
+  readonly kind = 'echo';
+
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+    // A promise, not a throw: callers see the abort the same way as from a network provider.
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
+    return Promise.resolve(this.reply(request.messages));
+  }
+
+  private reply(messages: ChatMessage[]): ChatCompletion {
+    const last = messages.at(-1);
+    if (last?.role === 'tool') {
+      const start = messages.findLastIndex((message) => message.role !== 'tool') + 1;
+      const results = messages.slice(start);
+      return answer(results.map((r) => `${toolName(r, messages)} → ${r.content}`).join('\n'));
+    }
+    if (last?.role === 'user') {
+      const command = TOOL_COMMAND.exec(last.content.trim());
+      const args = command ? parseObject(command[2]) : undefined;
+      if (command && args) {
+        // Derived from the conversation's length: deterministic, and distinct across turns.
+        const call = { id: `call_${messages.length}`, name: command[1], arguments: args };
+        return {
+          message: { role: 'assistant', content: '', tool_calls: [call] },
+          finishReason: 'tool_calls',
+          model: 'echo',
+        };
+      }
+    }
+    const lastUser = messages.findLast((message) => message.role === 'user');
+    return answer(lastUser?.content ?? '');
+  }
+}

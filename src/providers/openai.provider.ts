@@ -1,0 +1,86 @@
+import type { ProviderConfig } from '../config/gateway-config.js';
+import type { ToolSpec } from '../tools/tool.types.js';
+import {
+  ChatProvider,
+  type ChatCompletion,
+  type ChatMessage,
+  type ChatRequest,
+  type ToolCall,
+} from './chat.types.js';
+import { isObject, parseCompletion } from './completion.parser.js';
+import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';
+
+/** `{url}/chat/completions`, unless the configured URL already names that path. */
+export function chatCompletionsUrl(base: string): string {
+  const url = new URL(base);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/chat/completions')) url.pathname = `${path}/chat/completions`;
+  return url.toString();
+}
+
+/** Unparsable arguments were kept as their raw text; send that text back unchanged. */
+function wireArguments(args: ToolCall['arguments']): string {
+  return typeof args === 'string' ? args : JSON.stringify(args);
+}
+
+function toWireMessage(message: ChatMessage): Record<string, unknown> {
+  const { role, content } = message;
+  if (role === 'assistant' && message.tool_calls?.length) {
+    const toolCalls = message.tool_calls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: wireArguments(call.arguments) },
+    }));
+    return { role, content, tool_calls: toolCalls };
+  }
+  if (role === 'tool') {
+    return {
+      role,
+      tool_call_id: message.tool_call_id,
+      content,
+      ...(message.name ? { name: message.name } : {}),
+    };
+  }
+  return { role, content };
+}
+
+function toWireTool(tool: ToolSpec): Record<string, unknown> {
+  const { name, description, parameters } = tool;
+  return { type: 'function', function: { name, description, parameters } };
+}
+
+/**
+ * OpenAI-compatible chat completions (OpenAI, vLLM, Ollama, llama.cpp server, LiteLLM).
+ * The toolset name stays in the gateway: OpenAI's API has no field for it.
+ */
+export class OpenAiProvider extends ChatProvider {
+  readonly kind = 'openai';
+  private readonly http: ProviderHttpClient;
+
+  constructor(
+    private readonly config: ProviderConfig,
+    logger?: ProviderLogger,
+  ) {
+    super();
+    if (!config.url) throw new Error('the openai provider needs SVC_PROVIDER_URL');
+    const url = chatCompletionsUrl(config.url);
+    this.http = new ProviderHttpClient({
+      url,
+      apiKey: config.apiKey,
+      timeoutMs: config.timeoutMs,
+      logger,
+    });
+  }
+
+  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+    const body: Record<string, unknown> = {
+      // OpenAI-compatible servers require a model; many serve one and ignore the name.
+      model: request.model ?? this.config.model ?? 'default',
+      messages: request.messages.map(toWireMessage),
+    };
+    if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
+    const answer = await this.http.postJson(body, signal);
+    const choices = isObject(answer) ? answer.choices : undefined;
+    return parseCompletion(answer, Array.isArray(choices) ? choices[0] : undefined, 'choices[0]');
+  }
+}

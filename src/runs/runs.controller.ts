@@ -1,0 +1,19 @@
+import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { RequirePermissions } from '../auth/auth.decorators.js';
+import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import type { RunRecord } from './run-record.js';
+import { RunRecordStore } from './run-record.store.js';
+
+@Controller('v1/runs')
+export class RunsController {
+  constructor(private readonly runs: RunRecordStore) {}
+
+  /** A run's status and result, from any replica. */
+  @RequirePermissions('runs:read')
+  @Get(':run_id')
+  async get(@Param('run_id') runId: string, @Query() query: TenantQueryDto): Promise<RunRecord> {
+    const record = await this.runs.get(query.tenant_id, runId);
+    if (!record) throw new NotFoundException(`no run ${JSON.stringify(runId)} for this tenant`);
+    return record;
+  }
+}

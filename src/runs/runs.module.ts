@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { StateModule } from '../state/state.module.js';
+import { RunRecordStore } from './run-record.store.js';
+import { RunsController } from './runs.controller.js';
+
+/** Run records (`/v1/runs`): what a run did, shared by every replica. */
+@Module({
+  imports: [StateModule],
+  controllers: [RunsController],
+  providers: [RunRecordStore],
+  exports: [RunRecordStore],
+})
+export class RunsModule {}

@@ -1,0 +1,42 @@
+import { Type } from 'class-transformer';
+import {
+  IsDefined,
+  IsNotEmpty,
+  IsObject,
+  IsString,
+  IsUrl,
+  MaxLength,
+  ValidateNested,
+} from 'class-validator';
+import type { JsonValue } from '../../state/state-store.js';
+import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { MAX_DESCRIPTION, MAX_ENDPOINT_URL } from '../tool.limits.js';
+import { RawJson } from '../../http/dto/raw-json.js';
+
+export class ToolEndpointDto {
+  // No credentials in the URL: fetch refuses them, and they would show in every listing.
+  @IsUrl(
+    {
+      protocols: ['http', 'https'],
+      require_protocol: true,
+      require_tld: false,
+      allow_underscores: true,
+      disallow_auth: true,
+    },
+    { message: 'url must be an absolute http:// or https:// URL without credentials' },
+  )
+  @MaxLength(MAX_ENDPOINT_URL)
+  url!: string;
+}
+
+/** `PUT /v1/toolsets/{toolset}/tools/{name}`: registers or replaces an HTTP tool. */
+export class RegisterToolDto {
+  @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id!: string;
+
+  @IsString() @MaxLength(MAX_DESCRIPTION) description!: string;
+
+  /** The arguments' JSON Schema; checked with ajv by the registration service. */
+  @IsObject() @RawJson() parameters!: { [key: string]: JsonValue };
+
+  @IsDefined() @ValidateNested() @Type(() => ToolEndpointDto) endpoint!: ToolEndpointDto;
+}

@@ -1,0 +1,116 @@
+import { HttpException, Injectable } from '@nestjs/common';
+import { AuditSink } from '../audit/audit-sink.js';
+import { ProblemException } from '../http/problem.js';
+import type { JsonValue } from '../state/state-store.js';
+import { BuiltinTools, type ToolResult } from './builtin/builtin-tools.js';
+import { HttpToolInvoker } from './http-tool.invoker.js';
+import { SchemaValidator } from './schema-validator.js';
+import { isName } from './tool.limits.js';
+import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
+import type { ToolInvocation, ToolOutcome } from './tool.types.js';
+
+export interface ExecuteOptions {
+  /** Cancels an HTTP tool call; the promise then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Who asked (the key id), for the audit trail. */
+  actor?: string;
+}
+
+/** How many argument errors the 422's detail lists (all of them are in `errors`). */
+const DETAIL_ERRORS = 3;
+
+/**
+ * The one execution path of a tool call, whatever the surface (REST, the agent loop, MCP):
+ * resolve the tool in the tenant's toolset, validate the arguments against its schema, run it,
+ * and audit `tool.invoked`. Tool-level failures come back as `isError: true`; everything else
+ * is a ProblemException: 404 `tool-not-found`, 422 `invalid-arguments`, 502 `tool-failed`,
+ * 504 `tool-timeout`.
+ */
+@Injectable()
+export class ToolExecutor {
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly builtins: BuiltinTools,
+    private readonly schemas: SchemaValidator,
+    private readonly http: HttpToolInvoker,
+    private readonly audit: AuditSink,
+  ) {}
+
+  async execute(invocation: ToolInvocation, options: ExecuteOptions = {}): Promise<ToolOutcome> {
+    const { tenantId, toolset, name } = invocation;
+    const started = Date.now();
+    let version: number | null = null;
+    const record = (details: { [key: string]: JsonValue }) =>
+      this.audit.record({
+        kind: 'tool.invoked',
+        tenantId,
+        actor: options.actor,
+        details: { toolset, tool: name, version, duration_ms: Date.now() - started, ...details },
+      });
+    try {
+      const found = isName(name) ? await this.catalog.find(tenantId, toolset) : null;
+      version = found?.version ?? null;
+      const tool = found?.tools.find((candidate) => candidate.name === name);
+      if (!found || !tool) {
+        throw new ProblemException(
+          404,
+          found
+            ? `toolset "${toolset}" has no tool "${name}"`
+            : `toolset "${toolset}" does not exist for tenant "${tenantId}"`,
+          'tool-not-found',
+        );
+      }
+      const { result, isError } = await this.run(invocation.arguments, found, tool, options.signal);
+      record({ is_error: isError });
+      return { tool: name, toolset, version: found.version, result, isError };
+    } catch (error) {
+      if (options.signal?.aborted) {
+        record({ is_error: true, status: null, error: 'aborted' }); // the caller cancelled
+      } else {
+        const status = error instanceof HttpException ? error.getStatus() : 500;
+        const slug = error instanceof ProblemException ? (error.slug ?? null) : null;
+        record({ is_error: true, status, error: slug });
+      }
+      throw error;
+    }
+  }
+
+  /** Validates the arguments against the tool's schema (422), then runs the tool. */
+  private async run(
+    args: JsonValue,
+    toolset: ResolvedToolset,
+    tool: ToolContract,
+    signal?: AbortSignal,
+  ): Promise<ToolResult> {
+    const builtin = tool.builtin ? this.builtins.get(tool.name) : undefined;
+    const validate =
+      builtin?.validate ??
+      this.schemas.cached(
+        JSON.stringify([toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
+        tool.parameters,
+      );
+    const errors = validate(args);
+    if (errors.length > 0) {
+      const summary = errors
+        .slice(0, DETAIL_ERRORS)
+        .map(({ path, message }) => (path ? `${path} ${message}` : message))
+        .join('; ');
+      throw new ProblemException(
+        422,
+        `arguments do not match the schema of tool "${tool.name}": ${summary}`,
+        'invalid-arguments',
+        errors,
+      );
+    }
+    // Valid against a `type: object` schema, so the arguments are a JSON object.
+    const object = args as { [key: string]: JsonValue };
+    if (builtin) return builtin.run(object);
+    const url = tool.endpoint?.url;
+    if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);
+    return this.http.invoke(
+      { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
+      object,
+      signal,
+    );
+  }
+}

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import { AuditSink } from '../audit/audit-sink.js';
+import { ProblemException, ValidationProblem } from '../http/problem.js';
+import type { JsonValue } from '../state/state-store.js';
+import { BuiltinTools } from './builtin/builtin-tools.js';
+import { SchemaValidator } from './schema-validator.js';
+import { DEFAULT_TOOLSET, MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
+import { type ToolContract, registeredContract } from './tool-catalog.service.js';
+import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
+
+export interface ToolRegistrationRequest {
+  tenantId: string;
+  toolset: string;
+  name: string;
+  description: string;
+  parameters: { [key: string]: JsonValue };
+  endpointUrl: string;
+}
+
+/**
+ * Registers, replaces and deletes tenants' HTTP tools. Every change bumps the toolset's version
+ * (the state entry's version) and is audited. Names, lengths and the URL are checked by the DTOs;
+ * the schema is checked here because only ajv can tell whether it compiles.
+ */
+@Injectable()
+export class ToolRegistration {
+  constructor(
+    private readonly repository: ToolsetRepository,
+    private readonly builtins: BuiltinTools,
+    private readonly schemas: SchemaValidator,
+    private readonly audit: AuditSink,
+  ) {}
+
+  async register(
+    request: ToolRegistrationRequest,
+    actor?: string,
+  ): Promise<{ version: number; tool: ToolContract }> {
+    const { tenantId, toolset, name } = request;
+    this.refuseBuiltin(toolset, name);
+    const errors = this.schemas.check(request.parameters);
+    if (errors.length > 0) {
+      throw new ValidationProblem(
+        errors,
+        'parameters is not a usable JSON Schema for tool arguments',
+      );
+    }
+    await this.refuseNewToolsetOverLimit(tenantId, toolset);
+
+    const tool: StoredTool = {
+      description: request.description,
+      parameters: request.parameters,
+      endpoint: { url: request.endpointUrl },
+    };
+    // The built-ins count too: a model is offered the whole toolset.
+    const room =
+      MAX_TOOLS_PER_TOOLSET - (toolset === DEFAULT_TOOLSET ? this.builtins.specs.length : 0);
+    let replaced = false;
+    const { version } = await this.repository.update(tenantId, toolset, (tools) => {
+      replaced = Object.hasOwn(tools, name);
+      if (!replaced && Object.keys(tools).length >= room) {
+        throw new ProblemException(
+          409,
+          `toolset "${toolset}" already holds ${MAX_TOOLS_PER_TOOLSET} tools`,
+          'toolset-full',
+        );
+      }
+      return { ...tools, [name]: tool };
+    });
+    this.audit.record({
+      kind: 'tool.registered',
+      tenantId,
+      actor,
+      details: { toolset, tool: name, version, replaced },
+    });
+    return { version, tool: registeredContract(name, tool) };
+  }
+
+  /** Deletes a registered tool; 404 `tool-not-found` when the toolset has no such tool. */
+  async remove(
+    tenantId: string,
+    toolset: string,
+    name: string,
+    actor?: string,
+  ): Promise<{ version: number }> {
+    this.refuseBuiltin(toolset, name);
+    const notFound = () =>
+      new ProblemException(
+        404,
+        `toolset "${toolset}" of tenant "${tenantId}" has no tool "${name}"`,
+        'tool-not-found',
+      );
+    // Checked before the write, so a miss neither bumps the version nor creates an entry.
+    const current = await this.repository.read(tenantId, toolset);
+    if (!current || !Object.hasOwn(current.tools, name)) throw notFound();
+    const { version } = await this.repository.update(tenantId, toolset, (tools) => {
+      if (!Object.hasOwn(tools, name)) throw notFound(); // deleted concurrently
+      const rest = { ...tools };
+      delete rest[name];
+      return rest;
+    });
+    this.audit.record({
+      kind: 'tool.deleted',
+      tenantId,
+      actor,
+      details: { toolset, tool: name, version },
+    });
+    return { version };
+  }
+
+  private refuseBuiltin(toolset: string, name: string): void {
+    if (toolset === DEFAULT_TOOLSET && this.builtins.get(name)) {
+      throw new ProblemException(
+        409,
+        `"${name}" is a built-in tool of toolset "${DEFAULT_TOOLSET}" and cannot be replaced or deleted`,
+        'builtin-tool',
+      );
+    }
+  }
+
+  /** Best effort (replicas may race past it by a few): bounds what one tenant can store. */
+  private async refuseNewToolsetOverLimit(tenantId: string, toolset: string): Promise<void> {
+    if (toolset === DEFAULT_TOOLSET) return;
+    const names = await this.repository.names(tenantId);
+    if (names.includes(toolset) || names.length < MAX_TOOLSETS_PER_TENANT) return;
+    throw new ProblemException(
+      409,
+      `tenant "${tenantId}" already has ${MAX_TOOLSETS_PER_TENANT} toolsets`,
+      'toolset-limit',
+    );
+  }
+}

@@ -1,0 +1,20 @@
+/** The toolset every tenant has; it holds the built-in tools. */
+export const DEFAULT_TOOLSET = 'default';
+
+/** Tool and toolset names: short, URL-safe, and the shape model providers accept for functions. */
+export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export const NAME_MESSAGE = 'must be 1 to 64 letters, digits, "_", "." or "-"';
+
+export const MAX_DESCRIPTION = 1024;
+export const MAX_ENDPOINT_URL = 2048;
+/** A tool's JSON Schema, serialised; keeps toolset entries and schema compilation bounded. */
+export const MAX_SCHEMA_BYTES = 64 * 1024;
+/** OpenAI-compatible providers accept at most 128 tools per request. */
+export const MAX_TOOLS_PER_TOOLSET = 128;
+export const MAX_TOOLSETS_PER_TENANT = 100;
+/** Largest JSON body an HTTP tool may answer with. */
+export const MAX_TOOL_RESPONSE_BYTES = 1024 * 1024;
+
+export function isName(value: string): boolean {
+  return NAME_PATTERN.test(value);
+}

@@ -1,0 +1,66 @@
+import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
+import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
+import type { Principal } from '../auth/principal.js';
+import { RegisterToolDto } from './dto/register-tool.dto.js';
+import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { ToolPathDto } from './dto/tool-path.dto.js';
+import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
+import { ToolRegistration } from './tool-registration.service.js';
+
+/** Toolsets and their contracts: list, describe, register or replace, delete. */
+@Controller('v1/toolsets')
+export class ToolsetsController {
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly registration: ToolRegistration,
+  ) {}
+
+  @Get()
+  @RequirePermissions('tools:read')
+  async list(@Query() { tenant_id }: TenantQueryDto) {
+    return { tenant_id, toolsets: await this.catalog.list(tenant_id) };
+  }
+
+  @Get(':toolset')
+  @RequirePermissions('tools:read')
+  async describe(@Param('toolset') toolset: string, @Query() { tenant_id }: TenantQueryDto) {
+    const found = await this.catalog.describe(tenant_id, toolset);
+    return { tenant_id, toolset, version: found.version, tools: found.tools.map(toolBody) };
+  }
+
+  @Put(':toolset/tools/:name')
+  @RequirePermissions('tools:write')
+  async register(
+    @Param() { toolset, name }: ToolPathDto,
+    @Body() body: RegisterToolDto,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const { version, tool } = await this.registration.register(
+      {
+        tenantId: body.tenant_id,
+        toolset,
+        name,
+        description: body.description,
+        parameters: body.parameters,
+        endpointUrl: body.endpoint.url,
+      },
+      principal.keyId,
+    );
+    return { tenant_id: body.tenant_id, toolset, version, tool: toolBody(tool) };
+  }
+
+  @Delete(':toolset/tools/:name')
+  @RequirePermissions('tools:write')
+  async remove(
+    @Param() { toolset, name }: ToolPathDto,
+    @Query() { tenant_id }: TenantQueryDto,
+    @CurrentPrincipal() principal: Principal,
+  ) {
+    const { version } = await this.registration.remove(tenant_id, toolset, name, principal.keyId);
+    return { tenant_id, toolset, version };
+  }
+}
+
+function toolBody({ name, description, parameters, builtin, endpoint }: ToolContract) {
+  return { name, description, parameters, builtin, ...(endpoint ? { endpoint } : {}) };
+}

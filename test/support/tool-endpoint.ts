@@ -1,0 +1,73 @@
+import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedCall {
+  path: string;
+  method: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface ToolEndpoint {
+  /** `http://127.0.0.1:<port>`; append a route below. */
+  url: string;
+  received: ReceivedCall[];
+  close(): Promise<void>;
+}
+
+/**
+ * A local HTTP server standing in for tenants' tool endpoints. Routes:
+ * `/echo` answers `{received: <body>}`, `/is-error` a tool-level error, `/fail` HTTP 500,
+ * `/slow` answers after 3 s, `/not-json` plain text, `/huge` 2 MiB of JSON, `/empty` 204.
+ */
+export async function startToolEndpoint(): Promise<ToolEndpoint> {
+  const received: ReceivedCall[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const body: unknown = text ? JSON.parse(text) : undefined;
+      const path = req.url ?? '/';
+      received.push({ path, method: req.method ?? '', headers: req.headers, body });
+      const json = (status: number, value: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(value));
+      };
+      switch (path) {
+        case '/echo':
+          return json(200, { received: body });
+        case '/is-error':
+          return json(200, { is_error: true, message: 'no such order' });
+        case '/fail':
+          return json(500, { error: 'boom' });
+        case '/slow': {
+          const timer = setTimeout(() => json(200, { late: true }), 3000);
+          res.on('close', () => clearTimeout(timer));
+          return;
+        }
+        case '/not-json':
+          res.writeHead(200, { 'content-type': 'text/plain' });
+          return res.end('hello');
+        case '/huge':
+          return json(200, { pad: 'x'.repeat(2 * 1024 * 1024) });
+        case '/empty':
+          res.writeHead(204);
+          return res.end();
+        default:
+          return json(404, { error: 'no route' });
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
