@@ -369,6 +369,13 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     expect(notObject.body.errors).toEqual([
       { path: 'parameters.type', message: expect.any(String) },
     ]);
+    const metadata = await put('/v1/toolsets/shop/tools/bad', {
+      endpoint: { url: 'http://169.254.169.254/latest/meta-data/' },
+    });
+    expectProblem(metadata, 400, 'validation');
+    expect(metadata.body.errors).toEqual([
+      { path: 'endpoint.url', message: expect.stringContaining('link-local or metadata') },
+    ]);
     for (const url of ['ftp://example.com/x', '/relative', 'http://user:pw@example.com/']) {
       const res = await put('/v1/toolsets/shop/tools/bad', { endpoint: { url } });
       expectProblem(res, 400, 'validation');

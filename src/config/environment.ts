@@ -7,6 +7,7 @@ import {
   IsInt,
   IsOptional,
   IsString,
+  Matches,
   Max,
   MaxLength,
   Min,
@@ -94,6 +95,11 @@ export class Environment {
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
+  @IsOptional()
+  @Matches(/^(\*|(\*\.)?[A-Za-z0-9.:[\]-]+)(\s*,\s*(\*|(\*\.)?[A-Za-z0-9.:[\]-]+))*$/, {
+    message: 'must be a comma-separated list of host names, *.suffix patterns or *',
+  })
+  SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- messaging (CONTRACT 7) ---
   @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;

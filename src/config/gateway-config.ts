@@ -8,7 +8,7 @@ export interface GatewayConfig {
   tenancy: { defaultTenant?: string };
   state: StateConfig;
   provider: ProviderConfig;
-  tools: { timeoutMs: number };
+  tools: ToolsConfig;
   messaging: MessagingConfig;
   board: { dbPath: string };
   telemetry: { otlpEndpoint?: string };
@@ -50,6 +50,12 @@ export interface ProviderConfig {
   apiKey?: string;
   timeoutMs: number;
   maxTurns: number;
+}
+
+export interface ToolsConfig {
+  timeoutMs: number;
+  /** Hosts HTTP tools may point at (`name`, `*.suffix`, `*`); undefined: any but link-local. */
+  allowedHosts?: string[];
 }
 
 export interface MessagingConfig {

@@ -92,7 +92,10 @@ export function loadConfig(
       timeoutMs: env.SVC_PROVIDER_TIMEOUT_MS ?? 60_000,
       maxTurns: env.SVC_MAX_TURNS ?? 8,
     },
-    tools: { timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000 },
+    tools: {
+      timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000,
+      allowedHosts: env.SVC_TOOL_ALLOWED_HOSTS?.split(',').map((host) => host.trim().toLowerCase()),
+    },
     messaging: {
       chataWebhook: env.SVC_CHATA_WEBHOOK,
       chatbWebhook: env.SVC_CHATB_WEBHOOK,

@@ -4,6 +4,7 @@ import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ProblemException } from '../http/problem.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 
 const TIMEOUT_MS = 300;
@@ -44,7 +45,8 @@ async function problemOf(promise: Promise<unknown>): Promise<{ status: number; s
 describe('HttpToolInvoker', () => {
   let endpoint: { server: Server; url: string };
   const config = new ConfigService({ tools: { timeoutMs: TIMEOUT_MS } });
-  const invoker = new HttpToolInvoker(config as unknown as ConfigService<GatewayConfig, true>);
+  const typed = config as unknown as ConfigService<GatewayConfig, true>;
+  const invoker = new HttpToolInvoker(typed, new ToolEndpointPolicy(typed));
   const target = (path: string) => ({
     tenantId: 't',
     toolset: 's',

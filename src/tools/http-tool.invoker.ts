@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { ProblemException } from '../http/problem.js';
 import type { JsonValue } from '../state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tools.js';
@@ -70,11 +71,17 @@ function requestFailure(error: unknown): ProblemException {
 export class HttpToolInvoker {
   private readonly timeoutMs: number;
 
-  constructor(config: ConfigService<GatewayConfig, true>) {
+  constructor(
+    config: ConfigService<GatewayConfig, true>,
+    private readonly endpoints: ToolEndpointPolicy,
+  ) {
     this.timeoutMs = config.get('tools', { infer: true }).timeoutMs;
   }
 
   async invoke(target: HttpToolTarget, args: JsonValue, signal?: AbortSignal): Promise<ToolResult> {
+    // Checked again at call time: the allow-list may have narrowed since registration.
+    const refusal = this.endpoints.refusal(target.url);
+    if (refusal) throw failed(refusal);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The timeout covers the whole exchange, reading the body included.

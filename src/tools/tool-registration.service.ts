@@ -4,6 +4,7 @@ import { ProblemException, ValidationProblem } from '../http/problem.js';
 import type { JsonValue } from '../state/state-store.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { SchemaValidator } from './schema-validator.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { DEFAULT_TOOLSET, MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
 import { type ToolContract, registeredContract } from './tool-catalog.service.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
@@ -29,6 +30,7 @@ export class ToolRegistration {
     private readonly builtins: BuiltinTools,
     private readonly schemas: SchemaValidator,
     private readonly audit: AuditSink,
+    private readonly endpoints: ToolEndpointPolicy,
   ) {}
 
   async register(
@@ -37,6 +39,8 @@ export class ToolRegistration {
   ): Promise<{ version: number; tool: ToolContract }> {
     const { tenantId, toolset, name } = request;
     this.refuseBuiltin(toolset, name);
+    const refusal = this.endpoints.refusal(request.endpointUrl);
+    if (refusal) throw new ValidationProblem([{ path: 'endpoint.url', message: refusal }], refusal);
     const errors = this.schemas.check(request.parameters);
     if (errors.length > 0) {
       throw new ValidationProblem(

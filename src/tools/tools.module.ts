@@ -4,6 +4,7 @@ import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { SchemaValidator } from './schema-validator.js';
 import { ToolCatalog } from './tool-catalog.service.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { ToolExecutor } from './tool-executor.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
 import { ToolsController } from './tools.controller.js';
@@ -24,6 +25,7 @@ import { ToolsetsController } from './toolsets.controller.js';
     ToolCatalog,
     ToolRegistration,
     HttpToolInvoker,
+    ToolEndpointPolicy,
     ToolExecutor,
   ],
   exports: [ToolCatalog, ToolExecutor],
