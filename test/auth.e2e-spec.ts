@@ -128,6 +128,21 @@ describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
     expect((await approve(KEYS.acmeViewer)).status).toBe(201);
   });
 
+  it('audits authentication failures without the presented key', async () => {
+    await request(gateway.url).get('/info').set(as('wrong-key-for-audit'));
+    const res = await request(gateway.url)
+      .get('/v1/audit?kind=auth.failed&limit=5')
+      .set(as(ROOT_KEY))
+      .expect(200);
+    expect(res.body.events[0]).toMatchObject({
+      kind: 'auth.failed',
+      details: { status: 401, method: 'GET', path: '/info', reason: 'the API key is not valid' },
+    });
+    expect(JSON.stringify(res.body)).not.toContain('wrong-key-for-audit');
+    // A tenant-bound key with audit:read would see only its tenant; the operator role has none.
+    await request(gateway.url).get('/v1/audit').set(as(KEYS.acmeOperator)).expect(403);
+  });
+
   it('applies roles defined in the keys file', async () => {
     await request(gateway.url).get('/stand-in/studio').set(as(KEYS.auditor)).expect(200);
     await request(gateway.url).get('/stand-in/studio').set(as(KEYS.runner)).expect(403);

@@ -1,6 +1,8 @@
 /**
- * The HTTP baseline: a raw node:http server doing comparable work to the gateway's GET /info
- * (compare the Authorization header, answer a small JSON body). Run as a child process:
+ * The HTTP baseline: a raw node:http server doing comparable work to the gateway (compare the
+ * Authorization header, answer a small JSON body). GET answers at once, like GET /info; a request
+ * with a body (POST) is read to the end and parsed as JSON first, like a tool call. Run as a child
+ * process:
  *   BASELINE_API_KEY=... node bench/lib/baseline-server.mjs <port>
  * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
  */
@@ -19,9 +21,26 @@ function json(res, status, value) {
   res.end(body);
 }
 
+/** The body as parsed JSON (about the size of the gateway's tool-call answer), or a 400. */
+function answerBody(req, res) {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    let parsed;
+    try {
+      parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return json(res, 400, { error: 'malformed JSON' });
+    }
+    const result = parsed?.arguments?.text ?? null;
+    return json(res, 200, { name: 'baseline', method: req.method, path: req.url, result, ok: true });
+  });
+}
+
 createServer((req, res) => {
   if (req.url === '/readyz') return json(res, 200, { status: 'ready' });
   if (req.headers.authorization !== expected) return json(res, 401, { error: 'unauthorized' });
+  if (req.method === 'POST') return answerBody(req, res);
   return json(res, 200, { name: 'baseline', method: req.method, path: req.url, ok: true });
 }).listen(port, '127.0.0.1');
 

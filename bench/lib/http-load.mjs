@@ -3,13 +3,26 @@ import autocannon from 'autocannon';
 import { cpuMicros } from './processes.mjs';
 import { latencySummary } from './stats.mjs';
 
-/** One autocannon run; latencies are collected per response at sub-millisecond resolution. */
-function fire({ url, headers, connections, seconds }) {
+/**
+ * One autocannon run; latencies are collected per response at sub-millisecond resolution.
+ * `setupRequest(request)` (optional) rewrites every request before it is sent (a fresh body each
+ * time); it runs in this process, on the load generator's time.
+ */
+function fire({ url, method, headers, body, setupRequest, connections, pipelining, seconds }) {
   return new Promise((resolve, reject) => {
     const latencies = [];
     const started = process.hrtime.bigint();
     const instance = autocannon(
-      { url, headers, connections, duration: seconds },
+      {
+        url,
+        method,
+        headers,
+        body,
+        connections,
+        pipelining,
+        duration: seconds,
+        ...(setupRequest ? { requests: [{ setupRequest }] } : {}),
+      },
       (error, result) => {
         if (error) return reject(error);
         resolve({ result, latencies, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
@@ -24,11 +37,20 @@ function fire({ url, headers, connections, seconds }) {
 /**
  * Warmup, then the measured run. CPU is utime + stime of the server process from /proc, read
  * just before and after the measured run, divided by the requests completed in it.
+ * `request` is { url, method = GET, headers, body, setupRequest }.
  */
-export async function measureHttp({ url, headers, pid, connections, seconds, warmupSeconds }) {
-  if (warmupSeconds > 0) await fire({ url, headers, connections, seconds: warmupSeconds });
+export async function measureHttp({
+  request,
+  pid,
+  connections,
+  pipelining = 1,
+  seconds,
+  warmupSeconds,
+}) {
+  const load = { method: 'GET', ...request, connections, pipelining };
+  if (warmupSeconds > 0) await fire({ ...load, seconds: warmupSeconds });
   const cpuBefore = await cpuMicros(pid);
-  const run = await fire({ url, headers, connections, seconds });
+  const run = await fire({ ...load, seconds });
   const cpuAfter = await cpuMicros(pid);
   const completed = run.result.requests.total;
   return {

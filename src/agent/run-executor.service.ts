@@ -53,7 +53,11 @@ export class RunExecutor {
   ): Promise<RunRecord> {
     const { tenantId } = request;
     const toolset = await this.catalog.view(tenantId, request.toolset);
-    const session = await this.conversations.load(tenantId, sessionId);
+    // A session the caller did not name is new: there is nothing to load.
+    const session =
+      request.sessionId === undefined
+        ? { messages: [], version: 0 }
+        : await this.conversations.load(tenantId, sessionId);
     const base: RunRecord = {
       run_id: runId,
       session_id: sessionId,

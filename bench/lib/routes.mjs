@@ -1,0 +1,52 @@
+/**
+ * The requests the HTTP benchmarks send, with the one API key of this run. The baseline server
+ * gets the same method, path, headers and body as the gateway.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const TENANT = 'bench';
+export const API_KEY = `bench-${randomBytes(12).toString('hex')}`;
+
+const AUTH = { authorization: `Bearer ${API_KEY}` };
+const JSON_AUTH = { ...AUTH, 'content-type': 'application/json' };
+
+/** Full pipeline (logging, auth guard, rate-limit guard, JSON reply), no database. */
+export const INFO = { method: 'GET', path: '/info', headers: AUTH };
+
+/** One built-in tool call: body validation, toolset lookup (one state read), schema check. */
+export const TOOL_CALL = {
+  method: 'POST',
+  path: '/v1/tools/default/echo',
+  headers: JSON_AUTH,
+  body: JSON.stringify({ tenant_id: TENANT, arguments: { text: 'hi' } }),
+};
+
+/** One agent run with a generated run id and a new session. */
+export const AGENT_RUN = {
+  method: 'POST',
+  path: '/v1/agent/run',
+  headers: JSON_AUTH,
+  body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello' }),
+};
+
+/**
+ * AGENT_RUN with a caller-chosen `run_id`, a new one for every request (a counter behind a random
+ * prefix), so every request pays the idempotency round trips and none is a replay.
+ */
+export function agentRunWithRunIds() {
+  const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  let n = 0;
+  return {
+    ...AGENT_RUN,
+    setupRequest: (request) => ({
+      ...request,
+      body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello', run_id: `${prefix}-${n++}` }),
+    }),
+  };
+}
+
+/** The autocannon request for `route` against `base` (`http://127.0.0.1:<port>`). */
+export function requestFor(base, route) {
+  const { path, ...rest } = route;
+  return { url: `${base}${path}`, ...rest };
+}

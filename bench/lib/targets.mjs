@@ -1,0 +1,71 @@
+/**
+ * The servers under load, each a child process on a free port: the gateway (`svc serve`), the
+ * node:http baseline and the mock model. start*() resolve once /readyz answers 200.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort, startNode, waitFor200 } from './processes.mjs';
+import { API_KEY } from './routes.mjs';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The runner's environment without any SVC_/OTEL_ variable, plus `extra`. */
+function childEnv(extra) {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(SVC|OTEL)_/.test(name)),
+  );
+  return { ...env, ...extra };
+}
+
+/** Starts `node <args(port)>`; returns { child, base } with base = http://127.0.0.1:<port>. */
+async function startTarget(name, args, env) {
+  const port = await freePort();
+  const child = startNode(name, args(port), { env: childEnv(env), cwd: ROOT });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor200(child, `${base}/readyz`);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return { child, base };
+}
+
+/**
+ * `svc serve` with the run's API key, warn-level logs, the rate limit off and its state in
+ * `tmpDir` (sqlite file `<name>-state.sqlite`) unless `env` picks another backend.
+ */
+export function startGateway(name, tmpDir, env = {}) {
+  return startTarget(name, (port) => ['dist/src/main.js', 'serve', '--port', String(port)], {
+    SVC_API_KEY: API_KEY,
+    SVC_LOG_LEVEL: 'warn',
+    SVC_RATE_LIMIT_PER_MIN: '0',
+    SVC_STATE_SQLITE: join(tmpDir, `${name}-state.sqlite`),
+    SVC_BOARD_DB: join(tmpDir, `${name}-board.sqlite`),
+    SVC_SHUTDOWN_TIMEOUT_MS: '2000',
+    ...env,
+  });
+}
+
+/** lib/baseline-server.mjs, accepting the run's API key. */
+export function startBaseline() {
+  return startTarget('baseline', (port) => ['bench/lib/baseline-server.mjs', String(port)], {
+    BASELINE_API_KEY: API_KEY,
+  });
+}
+
+/** lib/mock-model-server.mjs, an OpenAI-compatible endpoint at `${base}/v1`. */
+export function startMockModel() {
+  return startTarget('mock-model', (port) => ['bench/lib/mock-model-server.mjs', String(port)], {});
+}
+
+/**
+ * Sends `request` (from routes.requestFor) once and returns the parsed answer; throws unless it
+ * is 2xx, so a refused key or a broken route fails the run instead of being measured.
+ */
+export async function expectOk(name, { url, method = 'GET', headers, body }) {
+  const response = await fetch(url, { method, headers, body });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${name}: ${method} ${url} answered ${response.status}: ${text}`);
+  return JSON.parse(text);
+}
