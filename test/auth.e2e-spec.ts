@@ -16,7 +16,8 @@ const KEYS = {
   runner: 'global-runner-key-1',
   auditor: 'acme-auditor-key-1',
 };
-const PUBLIC_PATHS = ['/healthz', '/readyz', '/health'];
+// CONTRACT 2: the probes and the MCP host's health route are public.
+const PUBLIC_PATHS = ['/healthz', '/readyz', '/health', '/mcp/health'];
 
 function writeKeysFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'svc-keys-')), 'keys.json');

@@ -1,5 +1,6 @@
 import {
   type DynamicModule,
+  Inject,
   type MiddlewareConsumer,
   Module,
   type NestModule,
@@ -23,10 +24,17 @@ import { ProvidersModule } from '../providers/providers.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
+import { McpModule } from '../mcp/mcp.module.js';
+import { PACKAGE } from './package-info.js';
+
+const MCP_MOUNT = Symbol('McpMount');
 
 export interface AppOptions {
   /** Where JSON logs go (stdout by default); tests pass a stream to inspect them. */
   logDestination?: DestinationStream;
+  /** Where the MCP host is mounted (default `/mcp`); a standalone host can choose its path. */
+  mcpPath?: string;
 }
 
 /**
@@ -37,6 +45,7 @@ export interface AppOptions {
 @Module({})
 export class AppModule implements NestModule {
   static async forRoot(config: GatewayConfig, options: AppOptions = {}): Promise<DynamicModule> {
+    const mcpPath = options.mcpPath ?? MCP_PATH;
     return {
       module: AppModule,
       imports: [
@@ -52,18 +61,27 @@ export class AppModule implements NestModule {
         RunsModule,
         SessionsModule,
         AgentModule,
+        McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
       ],
       providers: [
+        { provide: MCP_MOUNT, useValue: mcpPath },
         { provide: APP_FILTER, useClass: ProblemFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };
   }
 
-  constructor(private readonly config: ConfigService<GatewayConfig, true>) {}
+  constructor(
+    private readonly config: ConfigService<GatewayConfig, true>,
+    @Inject(MCP_MOUNT) private readonly mcpPath: string,
+  ) {}
 
   configure(consumer: MiddlewareConsumer): void {
     const { maxBodyBytes } = this.config.get('server', { infer: true });
-    consumer.apply(jsonOnly, jsonBody(maxBodyBytes)).forRoutes('{*path}');
+    // The MCP transport reads its own body: its errors are JSON-RPC, not problem+json.
+    consumer
+      .apply(jsonOnly, jsonBody(maxBodyBytes))
+      .exclude(...mcpRoutes(this.mcpPath))
+      .forRoutes('{*path}');
   }
 }

@@ -10,4 +10,6 @@ export const SURFACES: Readonly<Record<string, string>> = {
   runs: '/v1/runs/{run_id}',
   sessions: '/v1/sessions/{session_id}',
   audit: '/v1/audit',
+  mcp: '/mcp/',
+  mcp_health: '/mcp/health',
 };

@@ -20,6 +20,13 @@ import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
 export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
 export const PROVIDER_KINDS = ['openai', 'native'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const MCP_MODES = ['stateful', 'stateless'] as const;
+
+/** `host`, `host:port`, `[::1]`, `[::1]:port`, or `*` (no check). */
+const MCP_HOST = String.raw`(\*|([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?)`;
+/** `scheme://host[:port]` as browsers send it in `Origin`, or `*` (any origin). */
+const MCP_ORIGIN = String.raw`(\*|[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?)`;
+const commaList = (item: string) => new RegExp(String.raw`^${item}(\s*,\s*${item})*$`);
 
 /** An optional integer variable within [min, max]. */
 function OptionalInt(min: number, max: number): PropertyDecorator {
@@ -100,6 +107,21 @@ export class Environment {
     message: 'must be a comma-separated list of host names, *.suffix patterns or *',
   })
   SVC_TOOL_ALLOWED_HOSTS?: string;
+
+  // --- MCP host (CONTRACT 6) ---
+  @OptionalOneOf(MCP_MODES) SVC_MCP_MODE?: (typeof MCP_MODES)[number];
+  @IsOptional()
+  @Matches(commaList(MCP_HOST), {
+    message: 'must be a comma-separated list of host names (optionally with :port) or *',
+  })
+  SVC_MCP_ALLOWED_HOSTS?: string;
+  @IsOptional()
+  @Matches(commaList(MCP_ORIGIN), {
+    message: 'must be a comma-separated list of origins (scheme://host[:port]) or *',
+  })
+  SVC_MCP_ALLOWED_ORIGINS?: string;
+  @OptionalInt(1, 1_000_000) SVC_MCP_MAX_SESSIONS?: number;
+  @OptionalInt(1000, 86_400_000) SVC_MCP_SESSION_IDLE_MS?: number;
 
   // --- messaging (CONTRACT 7) ---
   @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;

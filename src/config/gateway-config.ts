@@ -1,5 +1,5 @@
 import type { KeysFileConfig } from './keys-file.js';
-import type { LOG_LEVELS, PROVIDER_KINDS, STATE_BACKENDS } from './environment.js';
+import type { LOG_LEVELS, MCP_MODES, PROVIDER_KINDS, STATE_BACKENDS } from './environment.js';
 
 /** The validated configuration, one typed namespace per concern (read via ConfigService). */
 export interface GatewayConfig {
@@ -9,6 +9,7 @@ export interface GatewayConfig {
   state: StateConfig;
   provider: ProviderConfig;
   tools: ToolsConfig;
+  mcp: McpConfig;
   messaging: MessagingConfig;
   board: { dbPath: string };
   telemetry: { otlpEndpoint?: string };
@@ -56,6 +57,21 @@ export interface ToolsConfig {
   timeoutMs: number;
   /** Hosts HTTP tools may point at (`name`, `*.suffix`, `*`); undefined: any but link-local. */
   allowedHosts?: string[];
+}
+
+export type McpMode = (typeof MCP_MODES)[number];
+
+export interface McpConfig {
+  /** `stateful`: sessions (Mcp-Session-Id) on this replica; `stateless`: every POST stands alone. */
+  mode: McpMode;
+  /** Accepted `Host` values (lowercase, `name` or `name:port`); undefined: see McpOriginPolicy. */
+  allowedHosts?: string[];
+  /** Accepted `Origin` values (lowercase `scheme://host[:port]`); undefined: loopback only. */
+  allowedOrigins?: string[];
+  /** Live sessions kept per replica; the least recently used idle one makes room. */
+  maxSessions: number;
+  /** A session without a request for this long is closed. */
+  sessionIdleMs: number;
 }
 
 export interface MessagingConfig {

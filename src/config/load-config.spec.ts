@@ -78,6 +78,39 @@ describe('loadConfig', () => {
     expect(kind({ SVC_PROVIDER_URL: 'http://h/chat' })).toBe('openai');
   });
 
+  it('reads the MCP host settings, stateful with loopback-only checks by default', () => {
+    expect(loadConfig({}).mcp).toEqual({
+      mode: 'stateful',
+      allowedHosts: undefined,
+      allowedOrigins: undefined,
+      maxSessions: 1000,
+      sessionIdleMs: 1_800_000,
+    });
+    const mcp = loadConfig({
+      SVC_MCP_MODE: 'stateless',
+      SVC_MCP_ALLOWED_HOSTS: 'MCP.example.com, gw.internal:8443,[::1]',
+      SVC_MCP_ALLOWED_ORIGINS: 'https://app.example.com,http://localhost:6274',
+      SVC_MCP_MAX_SESSIONS: '50',
+      SVC_MCP_SESSION_IDLE_MS: '60000',
+    }).mcp;
+    expect(mcp).toEqual({
+      mode: 'stateless',
+      allowedHosts: ['mcp.example.com', 'gw.internal:8443', '[::1]'],
+      allowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
+      maxSessions: 50,
+      sessionIdleMs: 60_000,
+    });
+    expect(errorOf({ SVC_MCP_MODE: 'sticky' })).toBe(
+      'SVC_MCP_MODE must be one of stateful, stateless (got "sticky")',
+    );
+    expect(errorOf({ SVC_MCP_ALLOWED_ORIGINS: 'https://a.example/' })).toContain(
+      'SVC_MCP_ALLOWED_ORIGINS must be a comma-separated list of origins',
+    );
+    expect(errorOf({ SVC_MCP_ALLOWED_HOSTS: 'http://a.example' })).toContain(
+      'SVC_MCP_ALLOWED_HOSTS must be a comma-separated list of host names',
+    );
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ SVC_PORT: '', SVC_STATE_BACKEND: '' }).server.port).toBe(8080);
   });

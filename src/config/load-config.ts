@@ -56,6 +56,11 @@ function providerKind(env: Environment): ProviderConfig['kind'] {
   return env.SVC_PROVIDER_KIND ?? 'openai';
 }
 
+/** `a, B ,c` → ['a', 'b', 'c']; undefined stays undefined. */
+function commaList(value: string | undefined): string[] | undefined {
+  return value?.split(',').map((item) => item.trim().toLowerCase());
+}
+
 /** Builds the typed configuration from the environment. Throws ConfigError. */
 export function loadConfig(
   source: EnvSource = process.env,
@@ -94,7 +99,14 @@ export function loadConfig(
     },
     tools: {
       timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000,
-      allowedHosts: env.SVC_TOOL_ALLOWED_HOSTS?.split(',').map((host) => host.trim().toLowerCase()),
+      allowedHosts: commaList(env.SVC_TOOL_ALLOWED_HOSTS),
+    },
+    mcp: {
+      mode: env.SVC_MCP_MODE ?? 'stateful',
+      allowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
+      allowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
+      maxSessions: env.SVC_MCP_MAX_SESSIONS ?? 1000,
+      sessionIdleMs: env.SVC_MCP_SESSION_IDLE_MS ?? 30 * 60_000,
     },
     messaging: {
       chataWebhook: env.SVC_CHATA_WEBHOOK,

@@ -1,0 +1,68 @@
+/**
+ * Heap used by an in-process gateway across many MCP tool calls: the gateway from dist/ runs in
+ * this process, autocannon drives it in steps, and after each step a full GC runs before
+ * process.memoryUsage().heapUsed is read. Only the heap figures come from here; throughput is
+ * measured against child processes.
+ */
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { setImmediate as tick } from 'node:timers/promises';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { createGatewayApp } from '../../dist/src/app/create-app.js';
+import { loadConfig } from '../../dist/src/config/load-config.js';
+import { sessionRequest, statelessRequest } from './mcp-requests.mjs';
+import { expectToolResult, openSession } from './mcp-session.mjs';
+import { gatewayEnv } from './mcp-targets.mjs';
+
+/** global.gc, exposing it at run time when node was started without --expose-gc. */
+function collector() {
+  if (typeof globalThis.gc === 'function') return globalThis.gc;
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc');
+}
+
+async function heapUsedMb(gc) {
+  for (let i = 0; i < 3; i += 1) {
+    gc();
+    await tick(); // let closed sockets and finished requests release what they hold
+  }
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+function drive(request, amount, connections) {
+  return new Promise((resolve, reject) => {
+    const { setupRequest, ...rest } = request;
+    autocannon(
+      { ...rest, amount, connections, ...(setupRequest ? { requests: [{ setupRequest }] } : {}) },
+      (error, result) => {
+        if (error) return reject(error);
+        const failed = result.non2xx + result.errors + result.timeouts;
+        if (failed > 0) return reject(new Error(`${failed} of ${amount} MCP calls failed`));
+        resolve(result);
+      },
+    );
+  });
+}
+
+/** [{ calls, heapMb }] at 0, step, 2·step, … `calls` tool calls in SVC_MCP_MODE=`mode`. */
+export async function heapProbe({ mode, calls, step, connections, tmpDir }) {
+  const gc = collector();
+  const config = loadConfig({ ...gatewayEnv(mode, tmpDir), SVC_LOG_LEVEL: 'silent' });
+  const app = await createGatewayApp(config);
+  await app.listen(0, '127.0.0.1');
+  try {
+    const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    const request =
+      mode === 'stateless' ? statelessRequest(base) : sessionRequest(base, await openSession(base));
+    await expectToolResult(`heap (${mode})`, request);
+    const samples = [{ calls: 0, heapMb: await heapUsedMb(gc) }];
+    for (let done = step; done <= calls; done += step) {
+      await drive(request, step, connections);
+      samples.push({ calls: done, heapMb: await heapUsedMb(gc) });
+    }
+    return samples;
+  } finally {
+    await app.close();
+  }
+}

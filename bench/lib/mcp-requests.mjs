@@ -1,0 +1,73 @@
+/**
+ * What the MCP bench sends: one tools/call per POST of the built-in `echo`, the headers an MCP
+ * client sends after initialize, and the same POST to the baseline and the REST tool route.
+ */
+import { randomBytes } from 'node:crypto';
+
+export const MCP_API_KEY = `bench-mcp-${randomBytes(12).toString('hex')}`;
+export const TENANT = 'bench';
+export const PROTOCOL_VERSION = '2025-06-18';
+
+const AUTH = { authorization: `Bearer ${MCP_API_KEY}` };
+
+export const MCP_HEADERS = {
+  ...AUTH,
+  accept: 'application/json, text/event-stream',
+  'content-type': 'application/json',
+  'mcp-protocol-version': PROTOCOL_VERSION,
+  'x-tenant-id': TENANT,
+};
+
+export function toolCall(id) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'hi' } },
+  });
+}
+
+export const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: PROTOCOL_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'svc-bench', version: '1.0.0' },
+  },
+});
+
+/** Stateless: the same POST every time (each one stands alone). */
+export function statelessRequest(base) {
+  return { url: `${base}/mcp/`, method: 'POST', headers: MCP_HEADERS, body: toolCall(1) };
+}
+
+/**
+ * In one session: a fresh JSON-RPC id per request (ids must not repeat while in flight within a
+ * session); the answer is an SSE stream, as the SDK sends it by default.
+ */
+export function sessionRequest(base, sessionId) {
+  let id = 1;
+  const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
+  return {
+    url: `${base}/mcp/`,
+    method: 'POST',
+    headers,
+    body: toolCall(0),
+    setupRequest: (request) => ({ ...request, body: toolCall(id++) }),
+  };
+}
+
+/** The same tool call through REST, for scale. */
+export function restRequest(base) {
+  return {
+    url: `${base}/v1/tools/default/echo`,
+    method: 'POST',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ tenant_id: TENANT, arguments: { text: 'hi' } }),
+  };
+}
+
+/** The MCP POST against the node:http baseline (it reads and parses the body, answers JSON). */
+export const baselineRequest = statelessRequest;

@@ -1,0 +1,119 @@
+/**
+ * MCP host: tools/call req/s through `svc serve` (a child process) in stateless mode and within
+ * one session, against the raw node:http baseline answering the same POST, plus the same call
+ * through REST for scale; then heap used across BENCH_MCP_CALLS calls in each mode. Standalone:
+ *   npm run build && node bench/mcp.bench.mjs
+ * Settings: BENCH_DURATION (5 s), BENCH_WARMUP (1 s), BENCH_CONNECTIONS (10),
+ * BENCH_MCP_CALLS (50000), BENCH_MCP_STEP (10000).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { cleanupAll, cleanupOnSignals, isStopping, onCleanup } from './lib/cleanup.mjs';
+import { measureHttp } from './lib/http-load.mjs';
+import { heapProbe } from './lib/mcp-heap.mjs';
+import { heapGrowth, heapReport, jsonSummary, throughputReport } from './lib/mcp-report.mjs';
+import {
+  baselineRequest,
+  restRequest,
+  sessionRequest,
+  statelessRequest,
+} from './lib/mcp-requests.mjs';
+import { expectToolResult, openSession } from './lib/mcp-session.mjs';
+import { startMcpBaseline, startMcpGateway } from './lib/mcp-targets.mjs';
+
+function setting(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number (got ${raw})`);
+  return value;
+}
+
+const options = {
+  seconds: setting('BENCH_DURATION', 5),
+  warmupSeconds: setting('BENCH_WARMUP', 1),
+  connections: Math.round(setting('BENCH_CONNECTIONS', 10)),
+  heapCalls: Math.round(setting('BENCH_MCP_CALLS', 50_000)),
+  heapStep: Math.round(setting('BENCH_MCP_STEP', 10_000)),
+};
+const load = {
+  connections: options.connections,
+  seconds: options.seconds,
+  warmupSeconds: options.warmupSeconds,
+};
+
+/** Measures each { name, route, request(base) } against one started target, then stops it. */
+async function measureTarget(target, cases) {
+  const rows = [];
+  try {
+    for (const { name, route, request } of cases) {
+      const built = await request(target.base);
+      if (name !== 'baseline') await expectToolResult(name, built);
+      process.stderr.write(`bench: ${name}...\n`);
+      rows.push({
+        name,
+        route,
+        result: await measureHttp({ request: built, pid: target.child.pid, ...load }),
+      });
+    }
+  } finally {
+    await target.child.stop();
+  }
+  return rows;
+}
+
+cleanupOnSignals();
+let exitCode = 0;
+try {
+  const tmpDir = await mkdtemp(join(tmpdir(), 'svc-bench-mcp-'));
+  onCleanup(() => rm(tmpDir, { recursive: true, force: true }));
+  const rows = [
+    ...(await measureTarget(await startMcpBaseline(), [
+      { name: 'baseline', route: 'POST /mcp/ (node:http)', request: baselineRequest },
+    ])),
+    ...(await measureTarget(await startMcpGateway('stateless', tmpDir), [
+      { name: 'mcp stateless', route: 'POST /mcp/ (JSON answer)', request: statelessRequest },
+      { name: 'rest', route: 'POST /v1/tools/default/echo', request: restRequest },
+    ])),
+    ...(await measureTarget(await startMcpGateway('stateful', tmpDir), [
+      {
+        name: 'mcp session',
+        route: 'POST /mcp/ + Mcp-Session-Id (SSE answer)',
+        request: async (base) => sessionRequest(base, await openSession(base)),
+      },
+    ])),
+  ];
+  console.log(`\n${throughputReport(rows, options)}\n`);
+
+  const heap = {};
+  for (const mode of ['stateless', 'stateful']) {
+    process.stderr.write(`bench: heap over ${options.heapCalls} calls (${mode})...\n`);
+    heap[mode] = await heapProbe({
+      mode,
+      calls: options.heapCalls,
+      step: options.heapStep,
+      connections: options.connections,
+      tmpDir,
+    });
+  }
+  console.log(`${heapReport(heap, options)}\n`);
+
+  const throughput = Object.fromEntries(
+    rows.map(({ name, route, result }) => [name, { route, ...result }]),
+  );
+  const growth = Object.fromEntries(
+    Object.entries(heap).map(([mode, samples]) => [mode, heapGrowth(samples)]),
+  );
+  console.log(
+    `--- bench summary (JSON) ---\n${jsonSummary(options, { throughput, heap, heapGrowth: growth })}`,
+  );
+} catch (error) {
+  if (!isStopping())
+    console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);
+  exitCode = 1;
+} finally {
+  await cleanupAll();
+}
+process.exit(exitCode);

@@ -1,0 +1,80 @@
+import {
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  isJSONRPCRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type JsonRpcFailure, JsonRpcCode, failure } from './json-rpc-error.js';
+
+/** The SDK's own limit on a JSON-RPC batch. */
+const MAX_BATCH = 100;
+
+/** A POST body that is well-formed JSON-RPC, ready for the SDK transport. */
+export interface IncomingMessages {
+  /** Passed to the transport as its parsed body (one message or a batch). */
+  body: unknown;
+  /** The body holds an `initialize` request (it opens a session in stateful mode). */
+  initialize: boolean;
+  /** A request asked for progress notifications, which only an SSE response can carry. */
+  wantsProgress: boolean;
+}
+
+function hasProgressToken(message: JSONRPCMessage): boolean {
+  if (!isJSONRPCRequest(message)) return false;
+  const meta = message.params?._meta;
+  return meta?.progressToken !== undefined;
+}
+
+/**
+ * Classifies a POST body as JSON-RPC 2.0 says: not JSON → -32700, not a JSON-RPC message (or an
+ * empty batch) → -32600, an `initialize` whose params are wrong → -32602. (The SDK would answer
+ * -32700 for the second and an internal error for the third.)
+ */
+export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure {
+  const items = Array.isArray(body) ? body : [body];
+  if (items.length === 0 || items.length > MAX_BATCH) {
+    return failure(
+      400,
+      JsonRpcCode.InvalidRequest,
+      'Invalid Request: a batch must hold 1 to 100 messages',
+    );
+  }
+  const messages: JSONRPCMessage[] = [];
+  for (const item of items) {
+    const parsed = JSONRPCMessageSchema.safeParse(item);
+    if (!parsed.success) {
+      return failure(
+        400,
+        JsonRpcCode.InvalidRequest,
+        'Invalid Request: not a JSON-RPC 2.0 message',
+      );
+    }
+    messages.push(parsed.data);
+  }
+  let initialize = false;
+  for (const message of messages) {
+    if (!isJSONRPCRequest(message) || message.method !== 'initialize') continue;
+    const valid = InitializeRequestSchema.safeParse(message);
+    if (!valid.success) {
+      return {
+        ...failure(
+          400,
+          JsonRpcCode.InvalidParams,
+          'Invalid params: initialize needs protocolVersion, capabilities and clientInfo',
+        ),
+        id: message.id,
+      };
+    }
+    initialize = true;
+  }
+  return { body, initialize, wantsProgress: messages.some(hasProgressToken) };
+}
+
+/** Parses the body text; malformed JSON is -32700 (status 400, a JSON-RPC body, never HTML). */
+export function parseJsonText(text: string): { value: unknown } | JsonRpcFailure {
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return failure(400, JsonRpcCode.ParseError, 'Parse error: the body is not valid JSON');
+  }
+}

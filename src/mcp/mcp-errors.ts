@@ -1,0 +1,58 @@
+import { HttpException, type Logger } from '@nestjs/common';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProblemException, problemType } from '../http/problem.js';
+import { StateUnavailableError } from '../state/state-store.js';
+
+/**
+ * An error a request handler throws; the SDK answers it as `{code, message, data}`. (The SDK's
+ * McpError would put "MCP error <code>: " in front of the message on the wire.)
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'RpcError';
+  }
+}
+
+/** 502/504 from a tool call: the tool failed, which the caller sees as an `isError` result. */
+export function isToolFailure(error: unknown): error is ProblemException {
+  return (
+    error instanceof ProblemException &&
+    (error.slug === 'tool-failed' || error.slug === 'tool-timeout')
+  );
+}
+
+function detailOf(error: HttpException): string {
+  const response = error.getResponse();
+  if (typeof response === 'string') return response;
+  const message = (response as { message?: unknown }).message;
+  return typeof message === 'string' ? message : error.message;
+}
+
+/**
+ * A failure of list or call as a JSON-RPC error. The caller's mistakes (unknown tool or
+ * toolset, arguments that fail the schema: 4xx problems) are -32602 with the problem's type,
+ * status and field errors in `data`; anything else is -32603 and never carries internals.
+ */
+export function toRpcError(error: unknown, logger: Logger): RpcError {
+  if (error instanceof RpcError) return error;
+  if (error instanceof HttpException && error.getStatus() < 500) {
+    const status = error.getStatus();
+    const slug = error instanceof ProblemException ? error.slug : undefined;
+    const errors = error instanceof ProblemException ? error.errors : undefined;
+    return new RpcError(ErrorCode.InvalidParams, detailOf(error), {
+      type: problemType(status, slug),
+      status,
+      ...(errors ? { errors } : {}),
+    });
+  }
+  if (error instanceof StateUnavailableError) {
+    return new RpcError(ErrorCode.InternalError, 'the state backend is unavailable; retry later');
+  }
+  logger.error({ err: error }, 'MCP request failed');
+  return new RpcError(ErrorCode.InternalError, 'an unexpected error occurred');
+}

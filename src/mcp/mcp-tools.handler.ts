@@ -1,0 +1,98 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  type CallToolResult,
+  CallToolRequestSchema,
+  ErrorCode,
+  type ListToolsResult,
+  ListToolsRequestSchema,
+  type ProgressToken,
+  type ServerNotification,
+  type ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { JsonValue } from '../state/state-store.js';
+import { ToolCatalog } from '../tools/tool-catalog.service.js';
+import { ToolExecutor } from '../tools/tool-executor.service.js';
+import { RpcError, isToolFailure, toRpcError } from './mcp-errors.js';
+import { contextOf } from './tenant-context.js';
+import { toMcpTool } from './tool-listing.js';
+import { toCallToolResult, toolErrorResult } from './tool-result.js';
+
+export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+interface SchemaIssues {
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
+}
+
+function invalidParams(error: SchemaIssues): RpcError {
+  const issues = error.issues.map(
+    (issue) => `${issue.path.map(String).join('.')}: ${issue.message}`,
+  );
+  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${issues.join('; ')}`);
+}
+
+/**
+ * `tools/list` and `tools/call` for whichever tenant and toolset the request carries (see
+ * tenant-context.ts). Calls go through ToolExecutor, the one execution path every surface uses.
+ */
+@Injectable()
+export class McpToolsHandler {
+  private readonly logger = new Logger('McpHost');
+
+  constructor(
+    private readonly catalog: ToolCatalog,
+    private readonly executor: ToolExecutor,
+  ) {}
+
+  async list(request: unknown, extra: HandlerExtra): Promise<ListToolsResult> {
+    const parsed = ListToolsRequestSchema.safeParse(request);
+    if (!parsed.success) throw invalidParams(parsed.error);
+    const { tenantId, toolset } = contextOf(extra.authInfo);
+    try {
+      // Every tool of a toolset fits one page (at most 128), so there is never a nextCursor.
+      const found = await this.catalog.describe(tenantId, toolset);
+      return { tools: found.tools.map(toMcpTool) };
+    } catch (error) {
+      throw toRpcError(error, this.logger);
+    }
+  }
+
+  async call(request: unknown, extra: HandlerExtra): Promise<CallToolResult> {
+    const parsed = CallToolRequestSchema.safeParse(request);
+    if (!parsed.success) throw invalidParams(parsed.error);
+    const { name, arguments: args, _meta: meta } = parsed.data.params;
+    const { tenantId, toolset, actor } = contextOf(extra.authInfo);
+    const progress = progressReporter(extra, meta?.progressToken);
+    await progress(0, `calling ${name}`);
+    try {
+      const outcome = await this.executor.execute(
+        // Parsed from JSON, so the arguments are JSON values.
+        { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
+        { signal: extra.signal, actor },
+      );
+      await progress(1, `${name} finished`);
+      return toCallToolResult(outcome.result, outcome.isError);
+    } catch (error) {
+      if (isToolFailure(error)) return toolErrorResult(error.message);
+      throw toRpcError(error, this.logger);
+    }
+  }
+}
+
+/**
+ * Sends `notifications/progress` for the request when the client gave a progress token. Best
+ * effort: a client that went away is noticed by the call's abort signal, not here.
+ */
+function progressReporter(extra: HandlerExtra, token: ProgressToken | undefined) {
+  return async (progress: number, message: string): Promise<void> => {
+    if (token === undefined) return;
+    try {
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress, total: 1, message },
+      });
+    } catch {
+      // The response itself will report a broken stream.
+    }
+  };
+}

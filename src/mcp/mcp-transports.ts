@@ -1,0 +1,24 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { IncomingMessages } from './incoming-messages.js';
+
+/** A request as the SDK transport reads it: `auth` becomes the handlers' `extra.authInfo`. */
+export type McpHttpRequest = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * How MCP requests meet the SDK's Streamable HTTP transport, chosen by SVC_MCP_MODE:
+ * `stateful` keeps a Server and transport per session, `stateless` serves each POST alone.
+ * Requests arrive checked (origin, headers, body, tenant); `owner` is the caller's key id.
+ */
+export abstract class McpTransports {
+  abstract post(
+    req: McpHttpRequest,
+    res: ServerResponse,
+    incoming: IncomingMessages,
+    owner: string,
+  ): Promise<void>;
+  /** Opens the session's server-to-client SSE stream. */
+  abstract get(req: McpHttpRequest, res: ServerResponse, owner: string): Promise<void>;
+  /** Ends the session. */
+  abstract delete(req: McpHttpRequest, res: ServerResponse, owner: string): Promise<void>;
+}

@@ -1,0 +1,42 @@
+import { Controller, Delete, Get, Post, Req, Res, type Type } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { Public, RequirePermissions } from '../auth/auth.decorators.js';
+import type { AuthenticatedRequest } from '../auth/principal.js';
+import { McpHttpHost } from './mcp-http.host.js';
+
+/**
+ * The routes of an MCP host mounted at `path` (a class per mount, since the path is part of
+ * the class's metadata): POST/GET/DELETE `path` (a trailing slash matches too) and the public
+ * `GET path/health`. Listing and calling tools both need `tools:call`.
+ */
+export function mcpController(path: string): Type {
+  @Controller(path)
+  class McpController {
+    constructor(private readonly host: McpHttpHost) {}
+
+    @Public()
+    @Get('health')
+    health(): { status: 'ok' } {
+      return { status: 'ok' };
+    }
+
+    @RequirePermissions('tools:call')
+    @Post()
+    post(@Req() req: Request & AuthenticatedRequest, @Res() res: Response): Promise<void> {
+      return this.host.post(req, res);
+    }
+
+    @RequirePermissions('tools:call')
+    @Get()
+    get(@Req() req: Request & AuthenticatedRequest, @Res() res: Response): Promise<void> {
+      return this.host.get(req, res);
+    }
+
+    @RequirePermissions('tools:call')
+    @Delete()
+    delete(@Req() req: Request & AuthenticatedRequest, @Res() res: Response): Promise<void> {
+      return this.host.delete(req, res);
+    }
+  }
+  return McpController;
+}

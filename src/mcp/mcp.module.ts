@@ -1,0 +1,45 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { ToolsModule } from '../tools/tools.module.js';
+import { mcpController } from './mcp.controller.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
+import { McpHttpHost } from './mcp-http.host.js';
+import { McpServerFactory } from './mcp-server.factory.js';
+import { McpToolsHandler } from './mcp-tools.handler.js';
+import { McpTransports } from './mcp-transports.js';
+import { StatefulTransports } from './stateful.transports.js';
+import { StatelessTransports } from './stateless.transports.js';
+
+/**
+ * The MCP host (CONTRACT 6): tenants' toolsets over MCP's Streamable HTTP transport, built on
+ * @modelcontextprotocol/sdk. Mountable at any path; the gateway mounts it at `/mcp`. Its
+ * routes must not pass through a JSON body parser (see `mcpRoutes`).
+ */
+@Module({})
+export class McpModule {
+  static forRoot(options: McpModuleOptions): DynamicModule {
+    const path = normalizeMountPath(options.path);
+    return {
+      module: McpModule,
+      imports: [ToolsModule],
+      controllers: [mcpController(path)],
+      providers: [
+        { provide: MCP_MODULE_OPTIONS, useValue: { ...options, path } },
+        McpToolsHandler,
+        McpServerFactory,
+        {
+          provide: McpTransports,
+          inject: [ConfigService, McpServerFactory],
+          useFactory: (config: ConfigService<GatewayConfig, true>, servers: McpServerFactory) => {
+            const mcp = config.get('mcp', { infer: true });
+            return mcp.mode === 'stateless'
+              ? new StatelessTransports(servers)
+              : new StatefulTransports(servers, mcp);
+          },
+        },
+        McpHttpHost,
+      ],
+    };
+  }
+}

@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { BeforeApplicationShutdown, OnApplicationShutdown } from '@nestjs/common';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { McpConfig } from '../config/gateway-config.js';
+import type { IncomingMessages } from './incoming-messages.js';
+import { JsonRpcCode, sendJsonRpcError } from './json-rpc-error.js';
+import type { McpServerFactory } from './mcp-server.factory.js';
+import { type McpHttpRequest, McpTransports } from './mcp-transports.js';
+import { type RegisteredSession, SessionRegistry } from './session-registry.js';
+
+interface Session extends RegisteredSession {
+  /** The key that opened it: another key asking for it is told it does not exist. */
+  owner: string;
+  transport: StreamableHTTPServerTransport;
+}
+
+/**
+ * SVC_MCP_MODE=stateful: `initialize` opens a session, a Server and a transport of its own
+ * (`Mcp-Session-Id` in the answer); later requests name it. Sessions live in this replica's
+ * memory, bounded by SVC_MCP_MAX_SESSIONS and SVC_MCP_SESSION_IDLE_MS (SessionRegistry); a
+ * client whose session was closed gets 404 and, as the spec says, starts a new one. Only POSTs
+ * and DELETEs count as activity: an open GET stream alone does not keep a session alive.
+ */
+export class StatefulTransports
+  extends McpTransports
+  implements BeforeApplicationShutdown, OnApplicationShutdown
+{
+  private readonly sessions: SessionRegistry<Session>;
+  /** Set at shutdown: no new GET streams, which would hold the draining HTTP server open. */
+  private draining = false;
+
+  constructor(
+    private readonly servers: McpServerFactory,
+    limits: Pick<McpConfig, 'maxSessions' | 'sessionIdleMs'>,
+  ) {
+    super();
+    this.sessions = new SessionRegistry(limits);
+  }
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  async post(req: McpHttpRequest, res: ServerResponse, incoming: IncomingMessages, owner: string) {
+    if (req.headers['mcp-session-id'] === undefined && incoming.initialize) {
+      return this.open(req, res, incoming, owner);
+    }
+    const session = this.find(req, res, owner);
+    if (session)
+      await this.serve(session, () => session.transport.handleRequest(req, res, incoming.body));
+  }
+
+  async get(req: McpHttpRequest, res: ServerResponse, owner: string): Promise<void> {
+    if (this.draining) {
+      // SDK clients reopen a closed stream at once; this one must not keep the server up.
+      return sendJsonRpcError(res, {
+        status: 503,
+        code: JsonRpcCode.Transport,
+        message: 'Service Unavailable: the gateway is shutting down',
+        headers: { connection: 'close' },
+      });
+    }
+    const session = this.find(req, res, owner);
+    if (!session) return;
+    this.sessions.touch(session);
+    await session.transport.handleRequest(req, res);
+  }
+
+  async delete(req: McpHttpRequest, res: ServerResponse, owner: string): Promise<void> {
+    const session = this.find(req, res, owner);
+    if (session) await this.serve(session, () => session.transport.handleRequest(req, res));
+  }
+
+  /** Ends the open GET streams before the HTTP server drains (they would never end). */
+  beforeApplicationShutdown(): void {
+    this.draining = true;
+    for (const session of this.sessions.values()) session.transport.closeStandaloneSSEStream();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.sessions.closeAll();
+  }
+
+  private async open(
+    req: McpHttpRequest,
+    res: ServerResponse,
+    incoming: IncomingMessages,
+    owner: string,
+  ): Promise<void> {
+    if (!(await this.sessions.makeRoom())) {
+      return sendJsonRpcError(res, {
+        status: 503,
+        code: JsonRpcCode.Transport,
+        message: 'Service Unavailable: too many MCP sessions are busy; retry later',
+        headers: { 'retry-after': '1' },
+      });
+    }
+    const id = randomUUID();
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const session: Session = {
+      id,
+      owner,
+      transport,
+      lastSeen: Date.now(),
+      inFlight: 0,
+      close: () => transport.close(),
+    };
+    // Set before connect(), which chains the Server's own close handling after it.
+    transport.onclose = () => this.sessions.delete(session);
+    this.sessions.add(session);
+    await this.servers.create().connect(transport);
+    await this.serve(session, () => transport.handleRequest(req, res, incoming.body));
+    // The SDK refused the initialize: no session came of it.
+    if (transport.sessionId === undefined) await transport.close();
+  }
+
+  /** The caller's session named by Mcp-Session-Id, or undefined after answering 400/404. */
+  private find(req: McpHttpRequest, res: ServerResponse, owner: string): Session | undefined {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '') {
+      sendJsonRpcError(res, {
+        status: 400,
+        code: JsonRpcCode.Transport,
+        message: 'Bad Request: Mcp-Session-Id header is required',
+      });
+      return undefined;
+    }
+    const session = this.sessions.get(id);
+    if (session?.owner === owner) return session;
+    sendJsonRpcError(res, {
+      status: 404,
+      code: JsonRpcCode.SessionNotFound,
+      message: 'Session not found',
+    });
+    return undefined;
+  }
+
+  private async serve(session: Session, work: () => Promise<void>): Promise<void> {
+    this.sessions.touch(session);
+    session.inFlight += 1;
+    try {
+      await work();
+    } finally {
+      session.inFlight -= 1;
+      this.sessions.touch(session);
+    }
+  }
+}

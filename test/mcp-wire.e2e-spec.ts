@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { Backend } from './support/backends.js';
+import { INITIALIZE, mcpHeaders, rpcMessages } from './support/mcp-client.js';
+import { ROOT_KEY, bearer } from './support/mcp-fixtures.js';
+import { gatewayForSuite } from './support/suite.js';
+
+// Wire behaviour does not depend on the state backend: these run on sqlite only.
+const BACKEND: Backend = 'sqlite';
+const KEYED = { SVC_API_KEY: ROOT_KEY, SVC_TENANT: 'acme' };
+
+describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
+  const gateway = gatewayForSuite(BACKEND, KEYED);
+  const post = (body: string | object, headers: Record<string, string> = {}) =>
+    request(gateway.url)
+      .post('/mcp/')
+      .set({ ...mcpHeaders(), ...bearer(ROOT_KEY), ...headers })
+      .send(typeof body === 'string' ? body : JSON.stringify(body));
+  const error = (res: request.Response) => ({
+    status: res.status,
+    type: res.headers['content-type'],
+    code: (JSON.parse(res.text) as { error?: { code?: number } }).error?.code,
+  });
+
+  let sessionId = '';
+  beforeAll(async () => {
+    const init = await post(INITIALIZE).expect(200);
+    sessionId = init.headers['mcp-session-id'];
+  });
+  const inSession = (body: object) => post(body, { 'Mcp-Session-Id': sessionId });
+
+  it('answers malformed JSON with -32700 and a JSON-RPC body, never HTML', async () => {
+    expect(error(await post('{"jsonrpc": "2.0",'))).toEqual({
+      status: 400,
+      type: 'application/json',
+      code: -32700,
+    });
+  });
+
+  it('answers a body that is no JSON-RPC request with -32600', async () => {
+    for (const body of [{ hello: 'world' }, [], { jsonrpc: '1.0', id: 1, method: 'ping' }]) {
+      expect(error(await post(body))).toEqual({
+        status: 400,
+        type: 'application/json',
+        code: -32600,
+      });
+    }
+  });
+
+  it('answers an unknown method with -32601 and bad params with -32602', async () => {
+    const unknown = await inSession({ jsonrpc: '2.0', id: 2, method: 'resources/list' }).expect(
+      200,
+    );
+    expect(rpcMessages(unknown.headers['content-type'], unknown.text)).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32601, message: 'Method not found' } },
+    ]);
+    const bad = await inSession({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/call',
+      params: { name: 42 },
+    });
+    expect(rpcMessages(bad.headers['content-type'], bad.text)).toEqual([
+      { jsonrpc: '2.0', id: 3, error: expect.objectContaining({ code: -32602 }) },
+    ]);
+    const badInit = await post({ ...INITIALIZE, params: { protocolVersion: 7 } });
+    expect(error(badInit)).toEqual({ status: 400, type: 'application/json', code: -32602 });
+  });
+
+  it('refuses the wrong Accept (406), a non-JSON body (415) and a body over the limit (413)', async () => {
+    expect(error(await post(INITIALIZE, { Accept: 'application/json' }))).toMatchObject({
+      status: 406,
+      code: -32000,
+    });
+    expect(error(await post('ping', { 'Content-Type': 'text/plain' }))).toMatchObject({
+      status: 415,
+    });
+    const huge = JSON.stringify({ ...INITIALIZE, pad: 'x'.repeat(1024 * 1024) });
+    expect(error(await post(huge))).toMatchObject({ status: 413, code: -32000 });
+  });
+
+  it('answers notifications with 202 and no body', async () => {
+    const res = await inSession({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect({ status: res.status, text: res.text }).toEqual({ status: 202, text: '' });
+  });
+
+  it('refuses a foreign Origin or Host with 403 (DNS rebinding), allows loopback pages', async () => {
+    expect(error(await post(INITIALIZE, { Origin: 'http://evil.example' }))).toMatchObject({
+      status: 403,
+    });
+    expect(error(await post(INITIALIZE, { Host: 'evil.example' }))).toMatchObject({ status: 403 });
+    await post(INITIALIZE, { Origin: 'http://localhost:6274' }).expect(200);
+  });
+
+  it('needs a key (401 with WWW-Authenticate) except for GET /mcp/health', async () => {
+    for (const path of ['/mcp/', '/mcp']) {
+      const res = await request(gateway.url).post(path).set(mcpHeaders()).send(INITIALIZE);
+      expect(res.status).toBe(401);
+      expect(res.headers['www-authenticate']).toBe('Bearer realm="svc"');
+    }
+    const health = await request(gateway.url).get('/mcp/health').expect(200);
+    expect(health.body).toEqual({ status: 'ok' });
+  });
+});
