@@ -1,36 +1,84 @@
 /**
- * `npm run bench`: builds, then runs the HTTP and state benchmarks and prints a table of each plus
- * a JSON summary. See bench/README.md for what the figures mean and the BENCH_* settings.
+ * `npm run bench`: builds, then runs the benchmarks that BENCH_ONLY selects (all by default) and
+ * prints a table of each plus a JSON summary. See bench/README.md for what the figures mean and
+ * the BENCH_* settings.
  */
 import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { agentBench } from './agent.bench.mjs';
+import { baselineBench } from './baseline.bench.mjs';
 import { httpBench } from './http.bench.mjs';
+import { latencyBench } from './latency.bench.mjs';
 import { cleanupAll, cleanupOnSignals, isStopping, onCleanup } from './lib/cleanup.mjs';
 import { benchOptions } from './lib/options.mjs';
-import { httpReport, jsonSummary, stateReport, warnings } from './lib/report.mjs';
+import {
+  agentReport,
+  httpReport,
+  jsonSummary,
+  latencyReport,
+  stateReport,
+  warnings,
+} from './lib/report.mjs';
+import { AGENT_RUN, INFO, TOOL_CALL } from './lib/routes.mjs';
 import { stateBench } from './state.bench.mjs';
+
+/** The request each part measures against the node:http baseline. */
+const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN };
+
+function pick(object, names) {
+  return Object.fromEntries(names.filter((name) => name in object).map((n) => [n, object[n]]));
+}
 
 cleanupOnSignals();
 let exitCode = 0;
 try {
   const options = benchOptions();
+  const only = new Set(options.only);
   const tmpDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
   onCleanup(() => rm(tmpDir, { recursive: true, force: true }));
   const started = Date.now();
+  const results = {};
 
-  process.stderr.write('bench: HTTP (baseline, then gateway)...\n');
-  const http = await httpBench(options.http, tmpDir);
-  console.log(`\n${httpReport(http, options.http)}\n`);
+  const baselineRoutes = pick(BASELINE_ROUTES, options.only);
+  const baselines = {};
+  if (Object.keys(baselineRoutes).length > 0) {
+    process.stderr.write(`bench: node:http baseline (${Object.keys(baselineRoutes)})...\n`);
+    Object.assign(baselines, await baselineBench(baselineRoutes, options.http));
+  }
 
-  process.stderr.write(`bench: state backend (${options.state.backends.join(', ')})...\n`);
-  const state = await stateBench(options.state, tmpDir);
-  console.log(`${stateReport(state, options.state)}\n`);
+  const gatewayRoutes = pick({ http: INFO, tools: TOOL_CALL }, options.only);
+  if (Object.keys(gatewayRoutes).length > 0) {
+    process.stderr.write(`bench: gateway HTTP (${Object.keys(gatewayRoutes)})...\n`);
+    Object.assign(results, await httpBench(gatewayRoutes, baselines, options.http, tmpDir));
+    for (const part of Object.keys(gatewayRoutes)) {
+      console.log(`\n${httpReport(results[part], options.http)}`);
+    }
+    console.log();
+  }
 
-  for (const warning of warnings(http)) console.log(warning);
+  if (only.has('agent')) {
+    process.stderr.write(`bench: agent runs (${options.agent.backends.join(', ')})...\n`);
+    results.agent = await agentBench(baselines.agent, options.agent, tmpDir);
+    console.log(`${agentReport(results.agent, options.agent)}\n`);
+  }
+
+  if (only.has('latency')) {
+    process.stderr.write('bench: model call latency (mock model, then gateway)...\n');
+    results.latency = await latencyBench(options.latency, tmpDir);
+    console.log(`${latencyReport(results.latency, options.latency)}\n`);
+  }
+
+  if (only.has('state')) {
+    process.stderr.write(`bench: state backend (${options.state.backends.join(', ')})...\n`);
+    results.state = await stateBench(options.state, tmpDir);
+    console.log(`${stateReport(results.state, options.state)}\n`);
+  }
+
+  for (const warning of warnings(results)) console.log(warning);
   const seconds = (Date.now() - started) / 1000;
-  console.log(`--- bench summary (JSON) ---\n${jsonSummary(options, { seconds, http, state })}`);
+  console.log(`--- bench summary (JSON) ---\n${jsonSummary(options, { seconds, ...results })}`);
 } catch (error) {
   if (!isStopping())
     console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);

@@ -33,7 +33,13 @@ function answerBody(req, res) {
       return json(res, 400, { error: 'malformed JSON' });
     }
     const result = parsed?.arguments?.text ?? null;
-    return json(res, 200, { name: 'baseline', method: req.method, path: req.url, result, ok: true });
+    return json(res, 200, {
+      name: 'baseline',
+      method: req.method,
+      path: req.url,
+      result,
+      ok: true,
+    });
   });
 }
 

@@ -35,6 +35,18 @@ function fire({ url, method, headers, body, setupRequest, connections, pipelinin
 }
 
 /**
+ * Warms a freshly started server up with every request shape it is about to be measured with
+ * (`warmupSeconds` each, unmeasured), so the first figure of a process is not the one that pays
+ * for JIT compilation and heap growth.
+ */
+export async function warmUp(requests, { connections, pipelining = 1, warmupSeconds }) {
+  if (!(warmupSeconds > 0)) return;
+  for (const request of requests) {
+    await fire({ method: 'GET', ...request, connections, pipelining, seconds: warmupSeconds });
+  }
+}
+
+/**
  * Warmup, then the measured run. CPU is utime + stime of the server process from /proc, read
  * just before and after the measured run, divided by the requests completed in it.
  * `request` is { url, method = GET, headers, body, setupRequest }.

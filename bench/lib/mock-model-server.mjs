@@ -4,7 +4,7 @@
  *   node bench/lib/mock-model-server.mjs <port>
  * - POST /v1/chat/completions: reads the body and answers a fixed small chat.completion at once
  *   (`choices[0].message.content`, `finish_reason: 'stop'`), whatever was asked.
- * - GET /last-request: the method-relevant headers and raw body of the latest completion
+ * - GET /last-request: the replayed headers and the body of the latest completion
  *   request, so the bench can replay exactly what the gateway sends.
  * - GET /readyz: 200.
  * Exits when its parent closes stdin (the runner died).
@@ -29,7 +29,14 @@ const COMPLETION = JSON.stringify({
   usage: { prompt_tokens: 10, completion_tokens: 6, total_tokens: 16 },
 });
 
+/** The headers the gateway's provider client sets, replayed by the direct run. */
+const REPLAYED_HEADERS = ['content-type', 'accept', 'authorization'];
+
 let last = null;
+
+function pick(headers, names) {
+  return Object.fromEntries(names.filter((name) => name in headers).map((n) => [n, headers[n]]));
+}
 
 function send(res, status, body) {
   res.writeHead(status, {
@@ -42,7 +49,9 @@ function send(res, status, body) {
 createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/readyz') return send(res, 200, '{"status":"ready"}');
   if (req.method === 'GET' && req.url === '/last-request') {
-    return last ? send(res, 200, JSON.stringify(last)) : send(res, 404, '{"error":"none yet"}');
+    if (!last) return send(res, 404, '{"error":"none yet"}');
+    const body = Buffer.concat(last.chunks).toString('utf8');
+    return send(res, 200, JSON.stringify({ headers: last.headers, body }));
   }
   if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
     return send(res, 404, '{"error":"not found"}');
@@ -50,8 +59,8 @@ createServer((req, res) => {
   const chunks = [];
   req.on('data', (chunk) => chunks.push(chunk));
   req.on('end', () => {
-    const { 'content-type': contentType, accept, authorization } = req.headers;
-    last = { headers: { contentType, accept, authorization }, body: Buffer.concat(chunks) };
+    // Kept as received; decoded only when asked for.
+    last = { headers: pick(req.headers, REPLAYED_HEADERS), chunks };
     send(res, 200, COMPLETION);
   });
 }).listen(port, '127.0.0.1');

@@ -1,5 +1,9 @@
 /** Bench settings from the environment (see bench/README.md). */
 
+/** The parts of a run, in the order they run; BENCH_ONLY picks some of them. */
+export const PARTS = ['http', 'tools', 'agent', 'latency', 'state'];
+const BACKENDS = ['sqlite', 'postgres'];
+
 function number(name, fallback, { integer = false } = {}) {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -12,28 +16,47 @@ function number(name, fallback, { integer = false } = {}) {
   return value;
 }
 
-export function benchOptions() {
-  const backends = (process.env.BENCH_STATE_BACKENDS ?? 'sqlite,postgres')
+/** A comma list of names out of `allowed`; unset or empty: all of them. */
+function list(name, allowed) {
+  const names = (process.env[name] ?? '')
     .split(',')
-    .map((name) => name.trim())
+    .map((item) => item.trim())
     .filter(Boolean);
-  for (const backend of backends) {
-    if (backend !== 'sqlite' && backend !== 'postgres') {
-      throw new Error(`BENCH_STATE_BACKENDS: unknown backend ${backend}`);
+  for (const item of names) {
+    if (!allowed.includes(item)) {
+      throw new Error(`${name}: unknown name ${item} (one of ${allowed.join(', ')})`);
     }
   }
+  return names.length > 0 ? allowed.filter((item) => names.includes(item)) : [...allowed];
+}
+
+export function benchOptions() {
+  const http = {
+    seconds: number('BENCH_DURATION', 5),
+    warmupSeconds: number('BENCH_WARMUP', 1),
+    connections: Math.max(1, number('BENCH_CONNECTIONS', 10, { integer: true })),
+  };
+  const pgAdminDsn = process.env.BENCH_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   return {
-    http: {
-      seconds: number('BENCH_DURATION', 5),
-      warmupSeconds: number('BENCH_WARMUP', 1),
-      connections: Math.max(1, number('BENCH_CONNECTIONS', 10, { integer: true })),
-    },
+    only: list('BENCH_ONLY', PARTS),
+    http,
+    agent: { ...http, backends: list('BENCH_AGENT_BACKENDS', BACKENDS), pgAdminDsn },
+    // One request at a time: latency without queueing.
+    latency: { seconds: http.seconds, warmupSeconds: http.warmupSeconds, connections: 1 },
     state: {
       seconds: number('BENCH_STATE_DURATION', 3),
       warmupSeconds: number('BENCH_STATE_WARMUP', 0.5),
       concurrency: Math.max(1, number('BENCH_STATE_CONCURRENCY', 16, { integer: true })),
-      backends,
-      pgAdminDsn: process.env.BENCH_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+      backends: list('BENCH_STATE_BACKENDS', BACKENDS),
+      pgAdminDsn,
     },
   };
+}
+
+/**
+ * BENCH_GATEWAY_NODE_ARGS: extra node flags for every gateway child, split on spaces (for
+ * `--cpu-prof --cpu-prof-dir=/tmp/prof`, which NODE_OPTIONS does not accept).
+ */
+export function gatewayNodeArgs() {
+  return (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }

@@ -2,29 +2,91 @@
 import { cpus } from 'node:os';
 import { fixed, renderTable } from './table.mjs';
 
+const LOAD_COLUMNS = ['p50 ms', 'p99 ms', 'CPU us/req', 'requests', 'non-2xx', 'errors'];
+
+/** The columns after req/s of one measureHttp result. */
+function loadCells(r) {
+  return [
+    fixed(r.p50Ms, 3),
+    fixed(r.p99Ms, 3),
+    fixed(r.cpuUsPerReq, 1),
+    r.requests,
+    r.non2xx,
+    r.errors,
+  ];
+}
+
+function loadTitle(what, options) {
+  return (
+    `${what}: ${options.connections} connection${options.connections === 1 ? '' : 's'}, ` +
+    `${options.seconds} s measured after ${options.warmupSeconds} s warmup`
+  );
+}
+
+function times(value, digits) {
+  return `${fixed(value, digits)}x`;
+}
+
+/** One gateway route against the node:http baseline (parts `http` and `tools`). */
 export function httpReport(http, options) {
-  const rows = ['baseline', 'gateway'].map((name) => {
-    const r = http[name];
-    return [
-      name,
-      fixed(r.reqPerSec, 0),
-      fixed(r.p50Ms, 3),
-      fixed(r.p99Ms, 3),
-      fixed(r.cpuUsPerReq, 1),
-      r.requests,
-      r.non2xx,
-      r.errors,
-    ];
-  });
+  const rows = ['baseline', 'gateway'].map((name) => [
+    name,
+    fixed(http[name].reqPerSec, 0),
+    ...loadCells(http[name]),
+  ]);
   const { reqPerSec, cpuUsPerReq } = http.gatewayOverBaseline;
   return [
-    `HTTP ${http.route}: ${options.connections} connections, ` +
-      `${options.seconds} s measured after ${options.warmupSeconds} s warmup`,
-    renderTable(
-      ['server', 'req/s', 'p50 ms', 'p99 ms', 'CPU us/req', 'requests', 'non-2xx', 'errors'],
-      rows,
+    loadTitle(`HTTP ${http.route}`, options),
+    renderTable(['server', 'req/s', ...LOAD_COLUMNS], rows),
+    `gateway/baseline: req/s ${times(reqPerSec, 3)}, CPU us/req ${times(cpuUsPerReq, 2)}`,
+  ].join('\n');
+}
+
+export function agentReport(agent, options) {
+  const backends = options.backends.filter((backend) => agent[backend]);
+  const rows = [
+    ['node:http baseline', fixed(agent.baseline.reqPerSec, 0), ...loadCells(agent.baseline)],
+  ];
+  for (const backend of backends) {
+    for (const [variant, label] of [
+      ['plain', 'run'],
+      ['runId', 'run + run_id'],
+    ]) {
+      const r = agent[backend][variant];
+      rows.push([`${backend} ${label}`, fixed(r.reqPerSec, 0), ...loadCells(r)]);
+    }
+  }
+  const ratios = backends.map((backend) => {
+    const { plainOverBaseline: base, runIdOverPlain: runId } = agent[backend];
+    return (
+      `${backend}: run/baseline runs/s ${times(base.reqPerSec, 3)}, ` +
+      `CPU ${times(base.cpuUsPerReq, 2)}; run_id/run runs/s ${times(runId.reqPerSec, 3)}, ` +
+      `CPU ${times(runId.cpuUsPerReq, 2)}`
+    );
+  });
+  return [
+    loadTitle(`Agent runs ${agent.route} (echo provider, 1 turn)`, options),
+    renderTable(['backend', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    ...ratios,
+  ].join('\n');
+}
+
+export function latencyReport(latency, options) {
+  const rows = [
+    ['direct to mock', fixed(latency.direct.reqPerSec, 0), ...loadCells(latency.direct)],
+    ['through gateway', fixed(latency.gateway.reqPerSec, 0), ...loadCells(latency.gateway)],
+  ];
+  const { added, gatewayOverDirect: over } = latency;
+  return [
+    loadTitle(
+      `Model call latency, ${latency.route} with SVC_PROVIDER_URL=<mock> ` +
+        `(model request ${latency.modelRequestBytes} bytes)`,
+      options,
     ),
-    `gateway/baseline: req/s ${fixed(reqPerSec, 3)}x, CPU us/req ${fixed(cpuUsPerReq, 2)}x`,
+    renderTable(['path', 'req/s', ...LOAD_COLUMNS], rows),
+    `added by the gateway: p50 +${fixed(added.p50Ms, 3)} ms (${times(over.p50Ms, 2)}), ` +
+      `p99 +${fixed(added.p99Ms, 3)} ms (${times(over.p99Ms, 2)}); ` +
+      `CPU us/req is the mock's (direct) and the gateway's (through gateway)`,
   ].join('\n');
 }
 
@@ -40,7 +102,7 @@ export function stateReport(state, options) {
         fixed(r.raw.opsPerSec, 0),
         fixed(r.raw.p50Ms, 3),
         fixed(r.raw.p99Ms, 3),
-        `${fixed(r.storeOverRaw.opsPerSec, 3)}x`,
+        times(r.storeOverRaw.opsPerSec, 3),
       ]);
     }
   }
@@ -63,15 +125,26 @@ export function stateReport(state, options) {
   ].join('\n');
 }
 
+/** Every HTTP measurement in `results` with its path (`agent.sqlite.plain`). */
+function* loadResults(value, path) {
+  if (!value || typeof value !== 'object') return;
+  if ('non2xx' in value) {
+    yield [path, value];
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    yield* loadResults(item, path ? `${path}.${key}` : key);
+  }
+}
+
 /** Warnings for figures that make a run invalid (failed requests). */
-export function warnings(http) {
-  if (!http) return [];
-  return ['baseline', 'gateway']
-    .filter((name) => http[name].non2xx + http[name].errors + http[name].timeouts > 0)
+export function warnings(results) {
+  return [...loadResults(results, '')]
+    .filter(([, r]) => r.non2xx + r.errors + r.timeouts > 0)
     .map(
-      (name) =>
-        `WARNING: ${name} had ${http[name].non2xx} non-2xx responses, ` +
-        `${http[name].errors} errors, ${http[name].timeouts} timeouts; its figures are not valid`,
+      ([name, r]) =>
+        `WARNING: ${name} had ${r.non2xx} non-2xx responses, ` +
+        `${r.errors} errors, ${r.timeouts} timeouts; its figures are not valid`,
     );
 }
 
@@ -90,12 +163,17 @@ function rounded(value) {
 }
 
 export function jsonSummary(options, results) {
+  const withoutDsn = (part) => ({ ...part, pgAdminDsn: undefined });
   return JSON.stringify(
     rounded({
       at: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
-      options: { http: options.http, state: { ...options.state, pgAdminDsn: undefined } },
+      options: {
+        ...options,
+        agent: withoutDsn(options.agent),
+        state: withoutDsn(options.state),
+      },
       ...results,
     }),
     null,

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gatewayNodeArgs } from './options.mjs';
 import { freePort, startNode, waitFor200 } from './processes.mjs';
 import { API_KEY } from './routes.mjs';
 
@@ -33,10 +34,12 @@ async function startTarget(name, args, env) {
 
 /**
  * `svc serve` with the run's API key, warn-level logs, the rate limit off and its state in
- * `tmpDir` (sqlite file `<name>-state.sqlite`) unless `env` picks another backend.
+ * `tmpDir` (sqlite file `<name>-state.sqlite`) unless `env` picks another backend. Node flags
+ * from BENCH_GATEWAY_NODE_ARGS go first.
  */
 export function startGateway(name, tmpDir, env = {}) {
-  return startTarget(name, (port) => ['dist/src/main.js', 'serve', '--port', String(port)], {
+  const args = (port) => [...gatewayNodeArgs(), 'dist/src/main.js', 'serve', '--port', `${port}`];
+  return startTarget(name, args, {
     SVC_API_KEY: API_KEY,
     SVC_LOG_LEVEL: 'warn',
     SVC_RATE_LIMIT_PER_MIN: '0',
@@ -66,6 +69,7 @@ export function startMockModel() {
 export async function expectOk(name, { url, method = 'GET', headers, body }) {
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
-  if (!response.ok) throw new Error(`${name}: ${method} ${url} answered ${response.status}: ${text}`);
+  if (!response.ok)
+    throw new Error(`${name}: ${method} ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text);
 }

@@ -1,0 +1,59 @@
+/**
+ * Agent runs: POST /v1/agent/run with the offline echo provider (one turn, no model call) against
+ * a gateway child process per state backend (sqlite in the temp dir, PostgreSQL in a fresh
+ * database), once with a generated run id and once with a new caller-chosen `run_id` per request,
+ * which adds the idempotency round trips (record reads, lease claim and release, record write).
+ */
+import { measureHttp, warmUp } from './lib/http-load.mjs';
+import { createBenchDatabase } from './lib/postgres.mjs';
+import { AGENT_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
+import { ratio } from './lib/table.mjs';
+import { expectOk, startGateway } from './lib/targets.mjs';
+
+async function benchBackend(backend, options, tmpDir) {
+  const database =
+    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  try {
+    // Started after the database, so cleanup stops the gateway before dropping it.
+    const { child, base } = await startGateway(
+      `agent-${backend}`,
+      tmpDir,
+      database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {},
+    );
+    try {
+      const plainRequest = requestFor(base, AGENT_RUN);
+      const runIdRequest = requestFor(base, agentRunWithRunIds());
+      await expectOk(`agent ${backend}`, plainRequest);
+      await expectOk(`agent ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
+      await warmUp([plainRequest, runIdRequest], options);
+      const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
+      const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
+      return {
+        plain,
+        runId,
+        runIdOverPlain: {
+          reqPerSec: ratio(runId.reqPerSec, plain.reqPerSec),
+          cpuUsPerReq: ratio(runId.cpuUsPerReq, plain.cpuUsPerReq),
+        },
+      };
+    } finally {
+      await child.stop();
+    }
+  } finally {
+    await database?.drop();
+  }
+}
+
+/** `baseline`: the node:http baseline for the same request, measured in this run. */
+export async function agentBench(baseline, options, tmpDir) {
+  const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline };
+  for (const backend of options.backends) {
+    const measured = await benchBackend(backend, options, tmpDir);
+    measured.plainOverBaseline = {
+      reqPerSec: ratio(measured.plain.reqPerSec, baseline.reqPerSec),
+      cpuUsPerReq: ratio(measured.plain.cpuUsPerReq, baseline.cpuUsPerReq),
+    };
+    results[backend] = measured;
+  }
+  return results;
+}
