@@ -1,13 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { BACKENDS, createBackend } from './support/backends.js';
 import { mountedRoutes, startGateway } from './support/gateway.js';
 import { gatewayForSuite } from './support/suite.js';
 import { StandInController } from './support/stand-in.controller.js';
+import { sha256Hex, writeKeysFile } from './support/keys-file.js';
 
 const ROOT_KEY = 'root-key-for-auth-tests';
 const KEYS = {
@@ -19,28 +16,27 @@ const KEYS = {
 // CONTRACT 2: the probes and the MCP host's health route are public.
 const PUBLIC_PATHS = ['/healthz', '/readyz', '/health', '/mcp/health'];
 
-function writeKeysFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-keys-')), 'keys.json');
-  const sha = (key: string) => createHash('sha256').update(key).digest('hex');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      keys: [
-        { id: 'ops-1', key_sha256: sha(KEYS.acmeOperator), tenant_id: 'acme', roles: ['operator'] },
-        { id: 'view-1', key: KEYS.acmeViewer, tenant_id: 'acme', roles: ['viewer'] },
-        { id: 'run-1', key_sha256: sha(KEYS.runner), roles: ['runner'] },
-        { id: 'audit-1', key: KEYS.auditor, tenant_id: 'acme', roles: ['auditor'] },
-      ],
-      roles: { auditor: ['studio:read'], viewer: ['studio:read', 'runs:read', 'approve:*'] },
-    }),
-  );
-  return file;
+function keysFile(): string {
+  return writeKeysFile({
+    keys: [
+      {
+        id: 'ops-1',
+        key_sha256: sha256Hex(KEYS.acmeOperator),
+        tenant_id: 'acme',
+        roles: ['operator'],
+      },
+      { id: 'view-1', key: KEYS.acmeViewer, tenant_id: 'acme', roles: ['viewer'] },
+      { id: 'run-1', key_sha256: sha256Hex(KEYS.runner), roles: ['runner'] },
+      { id: 'audit-1', key: KEYS.auditor, tenant_id: 'acme', roles: ['auditor'] },
+    ],
+    roles: { auditor: ['studio:read'], viewer: ['studio:read', 'runs:read', 'approve:*'] },
+  });
 }
 
 describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
   const gateway = gatewayForSuite(
     backend,
-    { SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: writeKeysFile() },
+    { SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: keysFile() },
     { controllers: [StandInController] },
   );
 

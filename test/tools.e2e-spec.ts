@@ -1,8 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import request from 'supertest';
 import { AuditSink } from '../src/audit/audit-sink.js';
 import { BACKENDS } from './support/backends.js';
@@ -10,29 +6,24 @@ import { startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';
 import { gatewayForSuite } from './support/suite.js';
 import { type ToolEndpoint, startToolEndpoint } from './support/tool-endpoint.js';
+import { sha256Hex, writeKeysFile } from './support/keys-file.js';
 
 const ROOT_KEY = 'tools-test-root-key';
 const KEY_A = 'tenant-a-operator-key';
 const KEY_B = 'tenant-b-runner-key';
 const KEY_A_VIEWER = 'tenant-a-viewer-key';
 
-function writeKeysFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-keys-')), 'keys.json');
-  const sha = (key: string) => createHash('sha256').update(key).digest('hex');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      keys: [
-        { id: 'a-ops', key_sha256: sha(KEY_A), tenant_id: 'a', roles: ['operator'] },
-        { id: 'b-run', key_sha256: sha(KEY_B), tenant_id: 'b', roles: ['runner'] },
-        { id: 'a-view', key: KEY_A_VIEWER, tenant_id: 'a', roles: ['viewer'] },
-      ],
-    }),
-  );
-  return file;
+function keysFile(): string {
+  return writeKeysFile({
+    keys: [
+      { id: 'a-ops', key_sha256: sha256Hex(KEY_A), tenant_id: 'a', roles: ['operator'] },
+      { id: 'b-run', key_sha256: sha256Hex(KEY_B), tenant_id: 'b', roles: ['runner'] },
+      { id: 'a-view', key: KEY_A_VIEWER, tenant_id: 'a', roles: ['viewer'] },
+    ],
+  });
 }
 
-const ENV = { SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: writeKeysFile(), SVC_TOOL_TIMEOUT_MS: '500' };
+const ENV = { SVC_API_KEY: ROOT_KEY, SVC_KEYS_FILE: keysFile(), SVC_TOOL_TIMEOUT_MS: '500' };
 const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 
 const ORDER_SCHEMA = {

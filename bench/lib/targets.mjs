@@ -19,7 +19,7 @@ function childEnv(extra) {
 }
 
 /** Starts `node <args(port)>`; returns { child, base } with base = http://127.0.0.1:<port>. */
-async function startTarget(name, args, env) {
+export async function startTarget(name, args, env) {
   const port = await freePort();
   const child = startNode(name, args(port), { env: childEnv(env), cwd: ROOT });
   const base = `http://127.0.0.1:${port}`;

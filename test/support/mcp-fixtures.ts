@@ -1,12 +1,9 @@
-import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createGatewayApp } from '../../src/app/create-app.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { RunningGateway } from './gateway.js';
+import { sha256Hex, writeKeysFile } from './keys-file.js';
 
 export const ROOT_KEY = 'mcp-test-root-key';
 /** Unbound: may name any tenant (X-Tenant-Id). */
@@ -18,20 +15,14 @@ export const VIEWER_KEY = 'mcp-tenant-a-viewer-key';
 
 /** SVC_KEYS_FILE with the keys above. */
 export function writeMcpKeysFile(): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'svc-mcp-keys-')), 'keys.json');
-  const sha = (key: string) => createHash('sha256').update(key).digest('hex');
-  writeFileSync(
-    file,
-    JSON.stringify({
-      keys: [
-        { id: 'any-run', key_sha256: sha(RUNNER_KEY), roles: ['runner'] },
-        { id: 'a-run', key_sha256: sha(KEY_A), tenant_id: 'a', roles: ['runner'] },
-        { id: 'b-run', key_sha256: sha(KEY_B), tenant_id: 'b', roles: ['runner'] },
-        { id: 'a-view', key: VIEWER_KEY, tenant_id: 'a', roles: ['viewer'] },
-      ],
-    }),
-  );
-  return file;
+  return writeKeysFile({
+    keys: [
+      { id: 'any-run', key_sha256: sha256Hex(RUNNER_KEY), roles: ['runner'] },
+      { id: 'a-run', key_sha256: sha256Hex(KEY_A), tenant_id: 'a', roles: ['runner'] },
+      { id: 'b-run', key_sha256: sha256Hex(KEY_B), tenant_id: 'b', roles: ['runner'] },
+      { id: 'a-view', key: VIEWER_KEY, tenant_id: 'a', roles: ['viewer'] },
+    ],
+  });
 }
 
 export const bearer = (key: string) => ({ Authorization: `Bearer ${key}` });
