@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
+import { AgentSpecStore } from '../agents/agent-spec.store.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ProblemException } from '../http/problem.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../runs/run-record.js';
@@ -27,6 +28,7 @@ export class AgentRunner {
     private readonly records: RunRecordStore,
     private readonly leases: LeaseKeeper,
     private readonly executor: RunExecutor,
+    private readonly specs: AgentSpecStore,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.sessionWaitMs = config.get('provider', { infer: true }).timeoutMs;
@@ -34,6 +36,14 @@ export class AgentRunner {
 
   async run(request: RunRequest): Promise<RunRecord> {
     if (!KNOWN_AGENTS.has(request.agent)) {
+      // Registered graphs are stored and validated; running them is the graph runner's (issue 5).
+      if (await this.specs.get(request.tenantId, request.agent)) {
+        throw new ProblemException(
+          501,
+          `agent ${JSON.stringify(request.agent)} is a graph; graph runs are not available yet`,
+          'graph-runs-unavailable',
+        );
+      }
       throw new ProblemException(
         404,
         `no agent ${JSON.stringify(request.agent)}`,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AgentsModule } from '../agents/agents.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
@@ -11,7 +12,7 @@ import { RunExecutor } from './run-executor.service.js';
 
 /** The agent runtime: `POST /v1/agent/run` and the services `svc run` uses in-process. */
 @Module({
-  imports: [StateModule, ProvidersModule, ToolsModule, RunsModule, SessionsModule],
+  imports: [StateModule, ProvidersModule, ToolsModule, RunsModule, SessionsModule, AgentsModule],
   controllers: [AgentController],
   providers: [AgentLoop, RunExecutor, AgentRunner],
   exports: [AgentRunner],

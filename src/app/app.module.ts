@@ -9,6 +9,7 @@ import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AgentModule } from '../agent/agent.module.js';
+import { AgentsModule } from '../agents/agents.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -60,6 +61,7 @@ export class AppModule implements NestModule {
         ToolsModule,
         RunsModule,
         SessionsModule,
+        AgentsModule,
         AgentModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
       ],

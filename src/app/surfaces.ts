@@ -7,6 +7,7 @@ export const SURFACES: Readonly<Record<string, string>> = {
   agent_run: '/v1/agent/run',
   tools: '/v1/tools/{toolset}/{name}',
   toolsets: '/v1/toolsets',
+  agents: '/v1/agents/{name}',
   runs: '/v1/runs/{run_id}',
   sessions: '/v1/sessions/{session_id}',
   audit: '/v1/audit',

@@ -4,3 +4,4 @@
  */
 export const sessionScope = (sessionId: string): string => `session:${sessionId}`;
 export const runScope = (runId: string): string => `run:${runId}`;
+export const AGENTS_SCOPE = 'agents';

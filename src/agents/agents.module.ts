@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { StateModule } from '../state/state.module.js';
+import { ToolsModule } from '../tools/tools.module.js';
+import { AgentSpecStore } from './agent-spec.store.js';
+import { AgentsController } from './agents.controller.js';
+
+/** Agent specifications per tenant (`/v1/agents`); the graph runner comes with issue 5. */
+@Module({
+  imports: [StateModule, ToolsModule],
+  controllers: [AgentsController],
+  providers: [AgentSpecStore],
+  exports: [AgentSpecStore],
+})
+export class AgentsModule {}
