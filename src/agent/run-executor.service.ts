@@ -1,30 +1,26 @@
-import { HttpException, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { AuditSink } from '../audit/audit-sink.js';
-import { ProblemException, problemType } from '../http/problem.js';
+import { classifyError } from '../http/classify-error.js';
+import { problemType } from '../http/problem.js';
 import type { RunError, RunRecord } from '../runs/run-record.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import { ConversationStore } from '../sessions/conversation.store.js';
-import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
+import { StateConflictError } from '../state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { AgentLoop } from './agent-loop.service.js';
 import type { RunRequest } from './run-request.js';
 
 function runError(error: unknown): RunError {
-  if (error instanceof HttpException) {
-    const status = error.getStatus();
-    const slug = error instanceof ProblemException ? error.slug : undefined;
-    return { status, type: problemType(status, slug), detail: error.message };
-  }
+  // The only conflict a run's own writes can meet: the session moved on under it.
   if (error instanceof StateConflictError) {
     return { status: 409, type: problemType(409, 'session-conflict'), detail: error.message };
   }
-  if (error instanceof LeaseLostError) {
-    return { status: 409, type: problemType(409, 'lease-lost'), detail: error.message };
-  }
-  if (error instanceof StateUnavailableError) {
-    return { status: 503, type: problemType(503), detail: error.message };
-  }
-  return { status: 500, type: problemType(500), detail: 'the run failed unexpectedly' };
+  const known = classifyError(error) ?? { status: 500, detail: 'the run failed unexpectedly' };
+  return {
+    status: known.status,
+    type: problemType(known.status, known.slug),
+    detail: known.detail,
+  };
 }
 
 /**

@@ -1,10 +1,9 @@
 import type { FieldError } from '../http/problem.js';
+import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
 import type { PutAgentDto, StepDto } from './dto/agent-spec.dto.js';
 
 /** Tool names per toolset, as the tenant sees them. */
 export type KnownTools = (toolset: string) => ReadonlySet<string> | undefined;
-
-const DEFAULT_TOOLSET = 'default';
 
 /** The ids of one cycle among the steps, in order, or null when the graph is acyclic. */
 function findCycle(steps: StepDto[]): string[] | null {

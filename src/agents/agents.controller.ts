@@ -3,11 +3,10 @@ import { RequirePermissions } from '../auth/auth.decorators.js';
 import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
 import { ProblemException, ValidationProblem } from '../http/problem.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
+import { DEFAULT_TOOLSET, isName } from '../tools/tool.limits.js';
 import { checkAgentGraph } from './agent-graph.check.js';
 import { type AgentSpec, AgentSpecStore, type StoredAgentSpec } from './agent-spec.store.js';
 import { PutAgentDto } from './dto/agent-spec.dto.js';
-
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 function view(tenantId: string, stored: StoredAgentSpec) {
   return {
@@ -20,7 +19,7 @@ function view(tenantId: string, stored: StoredAgentSpec) {
 }
 
 function assertName(name: string): void {
-  if (!NAME.test(name)) {
+  if (!isName(name)) {
     throw new ValidationProblem([
       { path: 'name', message: 'name must be 1 to 64 letters, digits, _ . or -' },
     ]);
@@ -41,7 +40,7 @@ export class AgentsController {
   async put(@Param('name') name: string, @Body() body: PutAgentDto) {
     assertName(name);
     const tenantId = body.tenant_id;
-    const toolsets = new Set(body.steps.map((step) => step.toolset ?? 'default'));
+    const toolsets = new Set(body.steps.map((step) => step.toolset ?? DEFAULT_TOOLSET));
     const known = new Map<string, ReadonlySet<string>>();
     for (const toolset of toolsets) {
       try {
@@ -65,7 +64,7 @@ export class AgentsController {
   @RequirePermissions('runs:read')
   @Get(':name')
   async get(@Param('name') name: string, @Query() query: TenantQueryDto) {
-    const stored = NAME.test(name) ? await this.specs.get(query.tenant_id, name) : null;
+    const stored = isName(name) ? await this.specs.get(query.tenant_id, name) : null;
     if (!stored)
       throw new ProblemException(404, `no agent ${JSON.stringify(name)}`, 'agent-not-found');
     return view(query.tenant_id, stored);

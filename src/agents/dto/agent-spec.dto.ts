@@ -19,8 +19,9 @@ import {
 import { RawJson } from '../../http/dto/raw-json.js';
 import type { JsonValue } from '../../state/state-store.js';
 import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { NAME_PATTERN } from '../../tools/tool.limits.js';
 
-const NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+const NAME = NAME_PATTERN;
 const NAME_MESSAGE = { message: '$property must be 1 to 64 letters, digits, _ . or -' };
 
 export const TOPOLOGIES = ['pipeline', 'parallel', 'supervisor'] as const;
