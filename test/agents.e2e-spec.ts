@@ -103,14 +103,43 @@ describe.each(BACKENDS)('agent specifications (%s)', (backend) => {
     await request(gateway.url).get('/v1/agents/bad?tenant_id=acme').set(auth).expect(404);
   });
 
-  it('says a registered graph cannot run yet (501), and an unknown agent is 404', async () => {
+  it('rejects references to steps that have not run by then, naming the step', async () => {
+    const refers = (topology: string, steps: unknown[]) =>
+      put('refs', { tenant_id: 'acme', topology, steps });
+    const later = await refers('pipeline', [
+      { id: 'a', kind: 'tool', tool: 'echo', arguments: { text: '{{steps.b.output}}' } },
+      { id: 'b', kind: 'tool', tool: 'echo', arguments: { text: 'x' } },
+    ]).expect(400);
+    expect(later.body.errors).toEqual([
+      { path: 'steps[0].arguments', message: 'step "a" refers to step "b", which runs after it' },
+    ]);
+    const sibling = await refers('parallel', [
+      { id: 'a', kind: 'tool', tool: 'echo', arguments: { text: 'x' } },
+      { id: 'b', kind: 'agent', prompt: 'use {{steps.a.output}}' },
+    ]).expect(400);
+    expect(sibling.body.errors).toEqual([
+      { path: 'steps[1].prompt', message: 'step "b" refers to step "a" without depending on it' },
+    ]);
+    const ghost = await refers('supervisor', [
+      { id: 'a', kind: 'tool', tool: 'echo', arguments: { text: '{{steps.nope.output}}' } },
+    ]).expect(400);
+    expect(ghost.body.errors[0].message).toBe('step "a" refers to unknown step "nope"');
+    await refers('pipeline', [
+      { id: 'a', kind: 'tool', tool: 'echo', arguments: { text: '{{input}}' } },
+      { id: 'b', kind: 'tool', tool: 'echo', arguments: { text: '{{steps.a.output}}!' } },
+    ]).expect(200);
+  });
+
+  it('answers 404 for an unknown agent and 400 for a graph run that names a session', async () => {
     await put('later', pipeline).expect(200);
-    const graph = await request(gateway.url)
+    const session = await request(gateway.url)
       .post('/v1/agent/run')
       .set(auth)
-      .send({ tenant_id: 'acme', agent: 'later', prompt: 'go' })
-      .expect(501);
-    expect(graph.body.type).toBe('urn:svc:problem:graph-runs-unavailable');
+      .send({ tenant_id: 'acme', agent: 'later', prompt: 'go', session_id: 's1' })
+      .expect(400);
+    expect(session.body.errors).toEqual([
+      { path: 'session_id', message: 'graph agents do not continue sessions' },
+    ]);
     await request(gateway.url)
       .post('/v1/agent/run')
       .set(auth)

@@ -1,24 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
-import { AgentSpecStore } from '../agents/agent-spec.store.js';
+import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { ProblemException } from '../http/problem.js';
-import { type RunRecord, TERMINAL_STATUSES } from '../runs/run-record.js';
+import { ProblemException, ValidationProblem } from '../http/problem.js';
+import { GraphRunner } from '../graph/graph-runner.service.js';
+import { type RunRecord, SETTLED_STATUSES } from '../runs/run-record.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import { type HeldLease, LeaseKeeper } from '../state/lease-keeper.service.js';
-import { sessionScope } from '../state/state-scopes.js';
+import { runScope, sessionScope } from '../state/state-scopes.js';
 import { RunExecutor } from './run-executor.service.js';
 import type { RunRequest } from './run-request.js';
 
-/** Agents this build can run; graph agents come with orchestration (issue 5). */
-const KNOWN_AGENTS = new Set(['default']);
+/** The plain agent loop; any other name is a graph registered with PUT /v1/agents/{name}. */
+const DEFAULT_AGENT = 'default';
 
 /**
  * Runs an agent at most once per run id, on whichever replica gets the request: a repeated
  * `run_id` returns the stored result without calling the model; while another process holds the
  * run's lease, 409. Runs on one session are serialised by a session lease: the second waits
- * (`multitask: enqueue`) or gets 409 (`reject`).
+ * (`multitask: enqueue`) or gets 409 (`reject`). A graph agent's run is handed to the
+ * GraphRunner under its run lease; it answers `paused` when a node waits for approval.
  */
 @Injectable()
 export class AgentRunner {
@@ -29,35 +31,25 @@ export class AgentRunner {
     private readonly leases: LeaseKeeper,
     private readonly executor: RunExecutor,
     private readonly specs: AgentSpecStore,
+    private readonly graphs: GraphRunner,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.sessionWaitMs = config.get('provider', { infer: true }).timeoutMs;
   }
 
   async run(request: RunRequest): Promise<RunRecord> {
-    if (!KNOWN_AGENTS.has(request.agent)) {
-      // Registered graphs are stored and validated; running them is the graph runner's (issue 5).
-      if (await this.specs.get(request.tenantId, request.agent)) {
-        throw new ProblemException(
-          501,
-          `agent ${JSON.stringify(request.agent)} is a graph; graph runs are not available yet`,
-          'graph-runs-unavailable',
-        );
-      }
-      throw new ProblemException(
-        404,
-        `no agent ${JSON.stringify(request.agent)}`,
-        'agent-not-found',
-      );
+    const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
+    // A generated run id cannot be repeated, so a plain run without one needs no lease. A graph
+    // run always holds one: it is what lets another replica take the run over.
+    if (request.runId === undefined && !graph) return this.inSession(request, randomUUID());
+    const runId = request.runId ?? randomUUID();
+    if (request.runId !== undefined) {
+      const prior = await this.settled(request.tenantId, runId);
+      if (prior) return prior;
     }
-    // A generated run id cannot be repeated, so only a caller's run id needs the lease round trips.
-    if (request.runId === undefined) return this.inSession(request, randomUUID());
-    const runId = request.runId;
-    const prior = await this.finished(request.tenantId, runId);
-    if (prior) return prior;
-    const lease = await this.leases.acquire(request.tenantId, runId);
+    const lease = await this.leases.acquire(request.tenantId, runScope(runId));
     if (!lease) {
-      const done = await this.finished(request.tenantId, runId);
+      const done = await this.settled(request.tenantId, runId);
       if (done) return done;
       throw new ProblemException(
         409,
@@ -66,20 +58,64 @@ export class AgentRunner {
       );
     }
     try {
-      // It may have finished between our first look and our claim.
-      return (
-        (await this.finished(request.tenantId, runId)) ??
-        (await this.inSession(request, runId, lease))
+      if (!graph) {
+        // It may have finished between our first look and our claim.
+        return (
+          (await this.settled(request.tenantId, runId)) ??
+          (await this.inSession(request, runId, lease))
+        );
+      }
+      const stored =
+        request.runId === undefined
+          ? null
+          : await this.records.getVersioned(request.tenantId, runId);
+      if (stored && SETTLED_STATUSES.has(stored.record.status)) return this.replay(stored.record);
+      // A record that is still `running` lost its owner: continue it from its checkpoint.
+      if (stored) return await this.graphs.takeOver(stored, lease.signal);
+      return await this.graphs.start(
+        {
+          tenantId: request.tenantId,
+          runId,
+          input: request.input,
+          model: request.model,
+          maxTurns: request.maxTurns,
+          metadata: request.metadata,
+          actor: request.actor,
+        },
+        graph,
+        lease.signal,
       );
     } finally {
       await lease.release();
     }
   }
 
-  /** The stored outcome of a finished run (a failed run replays its problem), or null. */
-  private async finished(tenantId: string, runId: string): Promise<RunRecord | null> {
+  /** The registered graph `request.agent` names (404 when there is none). */
+  private async graphFor(request: RunRequest): Promise<StoredAgentSpec> {
+    const graph = await this.specs.get(request.tenantId, request.agent);
+    if (!graph) {
+      throw new ProblemException(
+        404,
+        `no agent ${JSON.stringify(request.agent)}`,
+        'agent-not-found',
+      );
+    }
+    if (request.sessionId !== undefined) {
+      throw new ValidationProblem(
+        [{ path: 'session_id', message: 'graph agents do not continue sessions' }],
+        `agent ${JSON.stringify(request.agent)} is a graph; graph runs do not continue sessions`,
+      );
+    }
+    return graph;
+  }
+
+  /** The stored outcome of a run that is not running (a failed run replays its problem). */
+  private async settled(tenantId: string, runId: string): Promise<RunRecord | null> {
     const record = await this.records.get(tenantId, runId);
-    if (!record || !TERMINAL_STATUSES.has(record.status)) return null;
+    return record && SETTLED_STATUSES.has(record.status) ? this.replay(record) : null;
+  }
+
+  private replay(record: RunRecord): RunRecord {
     if (record.status === 'failed' && record.error) {
       const slug = record.error.type.replace(/^urn:svc:problem:/, '');
       throw new ProblemException(record.error.status, record.error.detail, slug);

@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ConfigService } from '@nestjs/config';
 import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -19,11 +20,22 @@ export class AgentController {
     this.maxTurns = config.get('provider', { infer: true }).maxTurns;
   }
 
-  /** Runs the agent loop to the end and answers with the run (CONTRACT section 5). */
+  /**
+   * Runs the agent to the end and answers with the run (CONTRACT section 5); 202 when a graph
+   * run stopped at a node that waits for approval.
+   */
   @RequirePermissions('runs:write')
   @Post('run')
   @HttpCode(200)
-  run(@Body() body: RunAgentDto, @CurrentPrincipal() principal: Principal): Promise<RunRecord> {
-    return this.runner.run(toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId));
+  async run(
+    @Body() body: RunAgentDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RunRecord> {
+    const record = await this.runner.run(
+      toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId),
+    );
+    if (record.status === 'paused') response.status(HttpStatus.ACCEPTED);
+    return record;
   }
 }

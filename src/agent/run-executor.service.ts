@@ -1,27 +1,12 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditSink } from '../audit/audit-sink.js';
-import { classifyError } from '../http/classify-error.js';
-import { problemType } from '../http/problem.js';
+import { runError } from '../runs/run-error.js';
 import type { RunError, RunRecord } from '../runs/run-record.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import { ConversationStore } from '../sessions/conversation.store.js';
-import { StateConflictError } from '../state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
-import { AgentLoop } from './agent-loop.service.js';
+import { AgentLoop } from '../loop/agent-loop.service.js';
 import type { RunRequest } from './run-request.js';
-
-function runError(error: unknown): RunError {
-  // The only conflict a run's own writes can meet: the session moved on under it.
-  if (error instanceof StateConflictError) {
-    return { status: 409, type: problemType(409, 'session-conflict'), detail: error.message };
-  }
-  const known = classifyError(error) ?? { status: 500, detail: 'the run failed unexpectedly' };
-  return {
-    status: known.status,
-    type: problemType(known.status, known.slug),
-    detail: known.detail,
-  };
-}
 
 /**
  * One run, start to end: continue the session's conversation, run the agent loop with the

@@ -1,12 +1,14 @@
 import type { FieldError } from '../http/problem.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
-import type { PutAgentDto, StepDto } from './dto/agent-spec.dto.js';
+import type { AgentSpec, StepSpec } from './agent-spec.js';
+import { ancestors, executionOrder } from './graph-order.js';
+import { referencedSteps } from './step-references.js';
 
 /** Tool names per toolset, as the tenant sees them. */
 export type KnownTools = (toolset: string) => ReadonlySet<string> | undefined;
 
 /** The ids of one cycle among the steps, in order, or null when the graph is acyclic. */
-function findCycle(steps: StepDto[]): string[] | null {
+function findCycle(steps: StepSpec[]): string[] | null {
   const edges = new Map(steps.map((step) => [step.id, step.depends_on ?? []]));
   const state = new Map<string, 'visiting' | 'done'>();
   const path: string[] = [];
@@ -31,11 +33,42 @@ function findCycle(steps: StepDto[]): string[] | null {
 }
 
 /**
+ * A step may only use outputs that exist when it runs: in a pipeline, of steps that run before
+ * it; in a parallel graph, of steps it depends on (directly or not). A supervisor's workers may
+ * refer to any step (a worker that has not run yet gives null).
+ */
+function checkReferences(spec: AgentSpec): FieldError[] {
+  const errors: FieldError[] = [];
+  const ids = new Set(spec.steps.map((step) => step.id));
+  const order = spec.topology === 'pipeline' ? executionOrder(spec.steps) : [];
+  spec.steps.forEach((step, i) => {
+    const field = step.kind === 'agent' ? 'prompt' : 'arguments';
+    const refs = referencedSteps(step.kind === 'agent' ? step.prompt : step.arguments);
+    const before =
+      spec.topology === 'pipeline'
+        ? new Set(order.slice(0, order.indexOf(step.id)))
+        : ancestors(spec.steps, step.id);
+    for (const ref of refs) {
+      const problem = !ids.has(ref)
+        ? `refers to unknown step "${ref}"`
+        : spec.topology !== 'supervisor' && !before.has(ref)
+          ? spec.topology === 'pipeline'
+            ? `refers to step "${ref}", which runs after it`
+            : `refers to step "${ref}" without depending on it`
+          : null;
+      if (problem)
+        errors.push({ path: `steps[${i}].${field}`, message: `step "${step.id}" ${problem}` });
+    }
+  });
+  return errors;
+}
+
+/**
  * Checks an agent graph at registration (issue 5): unique step ids, known `depends_on`, no
  * cycles, the fields each kind needs, and tools that exist in their toolset. Every problem names
  * the offending step (`steps[2].depends_on`).
  */
-export function checkAgentGraph(spec: PutAgentDto, knownTools: KnownTools): FieldError[] {
+export function checkAgentGraph(spec: AgentSpec, knownTools: KnownTools): FieldError[] {
   const errors: FieldError[] = [];
   const ids = new Set<string>();
   spec.steps.forEach((step, i) => {
@@ -97,6 +130,7 @@ export function checkAgentGraph(spec: PutAgentDto, knownTools: KnownTools): Fiel
       message: `steps form a cycle: ${cycle.join(' → ')}`,
     });
   }
+  if (errors.length === 0) errors.push(...checkReferences(spec));
   if (spec.topology === 'supervisor' && spec.budget === undefined) {
     errors.push({ path: 'budget', message: 'a supervisor needs a numeric budget (steps)' });
   }

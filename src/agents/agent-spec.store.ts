@@ -1,9 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AGENTS_SCOPE } from '../state/state-scopes.js';
 import { type JsonValue, StateStore } from '../state/state-store.js';
-import type { PutAgentDto } from './dto/agent-spec.dto.js';
-
-export type AgentSpec = Omit<PutAgentDto, 'tenant_id'>;
+import type { AgentSpec } from './agent-spec.js';
 
 export interface StoredAgentSpec {
   name: string;

@@ -5,7 +5,8 @@ import { ProblemException, ValidationProblem } from '../http/problem.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { DEFAULT_TOOLSET, isName } from '../tools/tool.limits.js';
 import { checkAgentGraph } from './agent-graph.check.js';
-import { type AgentSpec, AgentSpecStore, type StoredAgentSpec } from './agent-spec.store.js';
+import type { AgentSpec } from './agent-spec.js';
+import { AgentSpecStore, type StoredAgentSpec } from './agent-spec.store.js';
 import { PutAgentDto } from './dto/agent-spec.dto.js';
 
 function view(tenantId: string, stored: StoredAgentSpec) {

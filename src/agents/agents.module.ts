@@ -4,7 +4,7 @@ import { ToolsModule } from '../tools/tools.module.js';
 import { AgentSpecStore } from './agent-spec.store.js';
 import { AgentsController } from './agents.controller.js';
 
-/** Agent specifications per tenant (`/v1/agents`); the graph runner comes with issue 5. */
+/** Agent specifications per tenant (`/v1/agents`); GraphModule runs them. */
 @Module({
   imports: [StateModule, ToolsModule],
   controllers: [AgentsController],

@@ -10,6 +10,7 @@ import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AgentModule } from '../agent/agent.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
+import { ApprovalModule } from '../approval/approval.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
@@ -63,6 +64,7 @@ export class AppModule implements NestModule {
         SessionsModule,
         AgentsModule,
         AgentModule,
+        ApprovalModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
       ],
       providers: [

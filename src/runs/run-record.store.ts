@@ -1,9 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { runScope } from '../state/state-scopes.js';
-import { type JsonValue, StateStore } from '../state/state-store.js';
+import { type JsonValue, type StateKey, StateStore } from '../state/state-store.js';
 import type { RunRecord } from './run-record.js';
 
 const RECORD = 'record';
+
+export interface VersionedRunRecord {
+  record: RunRecord;
+  version: number;
+}
+
+const recordKey = (tenantId: string, runId: string): StateKey => ({
+  tenantId,
+  sessionId: runScope(runId),
+  key: RECORD,
+});
 
 /** Run records in the state backend, one entry per (tenant, run). */
 @Injectable()
@@ -11,14 +22,25 @@ export class RunRecordStore {
   constructor(private readonly store: StateStore) {}
 
   async get(tenantId: string, runId: string): Promise<RunRecord | null> {
-    const entry = await this.store.get({ tenantId, sessionId: runScope(runId), key: RECORD });
-    return entry ? (entry.value as unknown as RunRecord) : null;
+    return (await this.getVersioned(tenantId, runId))?.record ?? null;
   }
 
-  async put(record: RunRecord): Promise<void> {
-    await this.store.put(
-      { tenantId: record.tenant_id, sessionId: runScope(record.run_id), key: RECORD },
+  /** The record with its entry version, for a conditional write (a graph's checkpoints). */
+  async getVersioned(tenantId: string, runId: string): Promise<VersionedRunRecord | null> {
+    const entry = await this.store.get(recordKey(tenantId, runId));
+    return entry ? { record: entry.value as unknown as RunRecord, version: entry.version } : null;
+  }
+
+  /**
+   * Writes the record and returns its new version. With `expectedVersion` the write only
+   * happens at that version (StateConflictError otherwise), so a stale owner cannot overwrite.
+   */
+  async put(record: RunRecord, expectedVersion?: number): Promise<number> {
+    const entry = await this.store.put(
+      recordKey(record.tenant_id, record.run_id),
       record as unknown as JsonValue,
+      expectedVersion === undefined ? {} : { expectedVersion },
     );
+    return entry.version;
   }
 }

@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../providers/chat.types.js';
 import type { JsonValue } from '../state/state-store.js';
+import type { GraphRunState } from './graph-run-state.js';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'paused' | 'denied';
 export type RunFinishReason = 'stop' | 'max_turns' | 'length' | 'error';
@@ -31,6 +32,15 @@ export interface RunRecord {
   error?: RunError;
   started_at: string;
   ended_at: string | null;
+  /** Graph runs: persisted `true` while a node waits for approval (spec section 3). */
+  paused?: boolean;
+  /** Graph runs: the node waiting for a decision while paused. */
+  pending_node?: string | null;
+  /** Graph runs: every step's state. */
+  graph?: GraphRunState;
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied']);
+
+/** A run in one of these states is not running: a repeated run id returns it as it is. */
+export const SETTLED_STATUSES: ReadonlySet<RunStatus> = new Set([...TERMINAL_STATUSES, 'paused']);

@@ -85,6 +85,12 @@ export abstract class StateStore {
   abstract renewRunLease(tenantId: string, runId: string, ttlMs: number): Promise<boolean>;
   /** Gives the lease up so the next claim wins at once; false if this owner did not hold it. */
   abstract releaseRunLease(tenantId: string, runId: string): Promise<boolean>;
-  /** Releases every lease this process holds (graceful shutdown). Returns how many. */
+  /**
+   * Gives up every lease this process holds (graceful shutdown). Run leases (`run:` keys) are
+   * expired rather than deleted, so another replica can find the unfinished runs and take them
+   * over. Returns how many.
+   */
   abstract releaseAllLeases(): Promise<number>;
+  /** Expired run leases (`run:` keys), oldest first: runs whose owner stopped renewing. */
+  abstract listExpiredRunLeases(limit: number): Promise<Array<{ tenantId: string; key: string }>>;
 }

@@ -14,6 +14,7 @@ import {
   type StateKey,
   StateStore,
 } from './state-store.js';
+import { RUN_LEASE_PREFIX } from './state-scopes.js';
 import { assertLeaseKey, assertSessionKey, assertStateKey } from './state-key.limits.js';
 
 interface EntryRow {
@@ -79,7 +80,14 @@ function statements(d: SqlDialect) {
     releaseLease: sql(
       d,
     )`DELETE FROM run_leases WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
-    releaseAll: sql(d)`DELETE FROM run_leases WHERE owner = ${'?'}`,
+    // A run lease is expired rather than deleted, so another replica finds the run and takes it
+    // over at once (see RunRecovery); every other lease is simply dropped.
+    expireRunLeases: sql(d)`UPDATE run_leases SET expires_at = 0
+      WHERE owner = ${'?'} AND run_id LIKE ${'?'}`,
+    releaseAll: sql(d)`DELETE FROM run_leases WHERE owner = ${'?'} AND run_id NOT LIKE ${'?'}`,
+    expiredLeases: sql(d)`SELECT tenant_id, run_id FROM run_leases
+      WHERE run_id LIKE ${'?'} AND expires_at <= ${'now'}
+      ORDER BY expires_at LIMIT ${'?'}`,
   };
 }
 
@@ -197,7 +205,15 @@ export class TypeormStateStore extends StateStore {
   }
 
   async releaseAllLeases(): Promise<number> {
-    const result = await this.run(this.sql.releaseAll, [this.owner]);
-    return result.affected ?? 0;
+    const runs = `${RUN_LEASE_PREFIX}%`;
+    const expired = await this.run(this.sql.expireRunLeases, [this.owner, runs]);
+    const dropped = await this.run(this.sql.releaseAll, [this.owner, runs]);
+    return (expired.affected ?? 0) + (dropped.affected ?? 0);
+  }
+
+  async listExpiredRunLeases(limit: number): Promise<Array<{ tenantId: string; key: string }>> {
+    const result = await this.run(this.sql.expiredLeases, [`${RUN_LEASE_PREFIX}%`, limit]);
+    const rows = result.records as Array<{ tenant_id: string; run_id: string }>;
+    return rows.map((row) => ({ tenantId: row.tenant_id, key: row.run_id }));
   }
 }

@@ -6,6 +6,9 @@ export interface ReceivedCall {
   method: string;
   headers: IncomingHttpHeaders;
   body: unknown;
+  /** Epoch ms when the request was read, and when its answer was sent. */
+  receivedAt: number;
+  answeredAt?: number;
 }
 
 export interface ToolEndpoint {
@@ -18,7 +21,8 @@ export interface ToolEndpoint {
 /**
  * A local HTTP server standing in for tenants' tool endpoints. Routes:
  * `/echo` answers `{received: <body>}`, `/is-error` a tool-level error, `/fail` HTTP 500,
- * `/slow` answers after 3 s, `/not-json` plain text, `/huge` 2 MiB of JSON, `/empty` 204.
+ * `/slow` answers after 3 s, `/sleep/<ms>` `{slept: ms, received}` after ms, `/hold` never
+ * answers (until closed), `/not-json` plain text, `/huge` 2 MiB of JSON, `/empty` 204.
  */
 export async function startToolEndpoint(): Promise<ToolEndpoint> {
   const received: ReceivedCall[] = [];
@@ -29,11 +33,28 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
       const text = Buffer.concat(chunks).toString('utf8');
       const body: unknown = text ? JSON.parse(text) : undefined;
       const path = req.url ?? '/';
-      received.push({ path, method: req.method ?? '', headers: req.headers, body });
+      const call: ReceivedCall = {
+        path,
+        method: req.method ?? '',
+        headers: req.headers,
+        body,
+        receivedAt: Date.now(),
+      };
+      received.push(call);
+      res.on('finish', () => (call.answeredAt = Date.now()));
       const json = (status: number, value: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));
       };
+      const sleep = /^\/sleep\/(\d+)$/.exec(path);
+      if (sleep) {
+        const timer = setTimeout(
+          () => json(200, { slept: Number(sleep[1]), received: body }),
+          Number(sleep[1]),
+        );
+        res.on('close', () => clearTimeout(timer));
+        return;
+      }
       switch (path) {
         case '/echo':
           return json(200, { received: body });
@@ -46,6 +67,8 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
           res.on('close', () => clearTimeout(timer));
           return;
         }
+        case '/hold':
+          return;
         case '/not-json':
           res.writeHead(200, { 'content-type': 'text/plain' });
           return res.end('hello');

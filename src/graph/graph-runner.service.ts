@@ -1,0 +1,308 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Topology } from '../agents/agent-spec.js';
+import type { StoredAgentSpec } from '../agents/agent-spec.store.js';
+import { executionOrder } from '../agents/graph-order.js';
+import { AuditSink } from '../audit/audit-sink.js';
+import { ChatProvider, type ChatMessage } from '../providers/chat.types.js';
+import type { ApprovalDecision, GraphRunState } from '../runs/graph-run-state.js';
+import { runError } from '../runs/run-error.js';
+import type { RunRecord } from '../runs/run-record.js';
+import { RunRecordStore, type VersionedRunRecord } from '../runs/run-record.store.js';
+import {
+  type JsonValue,
+  LeaseLostError,
+  StateConflictError,
+  StateUnavailableError,
+} from '../state/state-store.js';
+import { GraphEngine } from './engines/graph-engine.js';
+import { ParallelEngine } from './engines/parallel.engine.js';
+import { PipelineEngine } from './engines/pipeline.engine.js';
+import { SupervisorEngine, supervisorPrompt } from './engines/supervisor.engine.js';
+import { GraphExecution, type GraphRecord } from './graph-execution.js';
+import { StepRunner } from './step-runner.service.js';
+
+/** A run of a registered graph, as the agent runner hands it over. */
+export interface GraphRunInput {
+  tenantId: string;
+  runId: string;
+  input: ChatMessage[];
+  model?: string;
+  maxTurns: number;
+  metadata?: { [key: string]: JsonValue };
+  actor?: string;
+}
+
+const now = () => new Date().toISOString();
+
+const asText = (value: JsonValue | undefined): string =>
+  typeof value === 'string' ? value : JSON.stringify(value ?? null);
+
+/** This process can no longer write the run: stop without recording anything. */
+function lostTheRun(error: unknown, signal: AbortSignal): boolean {
+  return (
+    signal.aborted ||
+    error instanceof LeaseLostError ||
+    error instanceof StateConflictError ||
+    error instanceof StateUnavailableError
+  );
+}
+
+function isGraphRecord(record: RunRecord): record is GraphRecord {
+  return record.graph !== undefined;
+}
+
+/**
+ * Runs agent graphs (issue 5). The caller holds the run's lease for as long as a call here lasts;
+ * the state is checkpointed in the run record after every step, so any replica holding the lease
+ * later (after a takeover or an approval) continues from it and never runs a completed step
+ * again. A run ends `completed`, `failed` (a step failed), `denied`, or stops `paused` while a
+ * node waits for a human.
+ */
+@Injectable()
+export class GraphRunner {
+  private readonly logger = new Logger(GraphRunner.name);
+  private readonly engines: Record<Topology, GraphEngine>;
+
+  constructor(
+    private readonly records: RunRecordStore,
+    private readonly steps: StepRunner,
+    private readonly provider: ChatProvider,
+    private readonly audit: AuditSink,
+    pipeline: PipelineEngine,
+    parallel: ParallelEngine,
+    supervisor: SupervisorEngine,
+  ) {
+    this.engines = { pipeline, parallel, supervisor };
+  }
+
+  /** Starts a new run of `agent`; the run id must not have a record yet. */
+  async start(
+    input: GraphRunInput,
+    agent: StoredAgentSpec,
+    signal: AbortSignal,
+  ): Promise<RunRecord> {
+    const { spec } = agent;
+    const text = input.input
+      .filter((message) => message.role === 'user')
+      .map((message) => message.content)
+      .join('\n');
+    const graph: GraphRunState = {
+      topology: spec.topology,
+      agent_version: agent.version,
+      input: text,
+      ...(input.model !== undefined ? { model: input.model } : {}),
+      max_turns: input.maxTurns,
+      definition: spec.steps,
+      steps: spec.steps.map((step) => ({
+        id: step.id,
+        kind: step.kind,
+        status: 'pending',
+        runs: 0,
+      })),
+      pending: [],
+      decisions: [],
+      takeovers: 0,
+      ...(spec.topology === 'supervisor'
+        ? {
+            supervisor: {
+              budget: spec.budget ?? 0,
+              used: 0,
+              turns: 0,
+              messages: [
+                { role: 'system', content: supervisorPrompt(spec.budget ?? 0) },
+                { role: 'user', content: text },
+              ],
+              queue: [],
+            },
+          }
+        : {}),
+    };
+    const record: GraphRecord = {
+      run_id: input.runId,
+      session_id: randomUUID(),
+      tenant_id: input.tenantId,
+      agent: agent.name,
+      status: 'running',
+      text: '',
+      finish_reason: null,
+      turns: 0,
+      tool_calls: 0,
+      messages: input.input,
+      trace_id: null,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      started_at: now(),
+      ended_at: null,
+      paused: false,
+      pending_node: null,
+      graph,
+    };
+    const version = await this.records.put(record, 0);
+    this.audit.record({
+      kind: 'run.started',
+      tenantId: input.tenantId,
+      actor: input.actor,
+      details: { run_id: input.runId, agent: agent.name, topology: spec.topology },
+    });
+    return this.advance({ record, version }, signal, input.actor);
+  }
+
+  /** Continues a run whose owner stopped (its lease expired) from its checkpoint. */
+  takeOver(stored: VersionedRunRecord, signal: AbortSignal): Promise<RunRecord> {
+    const { record } = stored;
+    if (!isGraphRecord(record) || record.status !== 'running') return Promise.resolve(record);
+    record.graph.takeovers += 1;
+    this.audit.record({
+      kind: 'run.taken_over',
+      tenantId: record.tenant_id,
+      details: { run_id: record.run_id, takeovers: record.graph.takeovers },
+    });
+    return this.advance({ record, version: stored.version }, signal);
+  }
+
+  /**
+   * Applies a human decision on a paused run's pending node (the caller checked that it is
+   * pending): approve runs the node and continues the graph; deny ends the run `denied` and
+   * nothing after the node runs.
+   */
+  async decide(
+    stored: VersionedRunRecord & { record: GraphRecord },
+    decision: Omit<ApprovalDecision, 'at' | 'call_id'>,
+    signal: AbortSignal,
+  ): Promise<RunRecord> {
+    const { record } = stored;
+    const { graph } = record;
+    const pending = graph.pending.find((candidate) => candidate.node_id === decision.node_id);
+    graph.decisions.push({
+      ...decision,
+      at: now(),
+      ...(pending?.call ? { call_id: pending.call.id } : {}),
+    });
+    graph.pending = graph.pending.filter((candidate) => candidate !== pending);
+    const step = graph.steps.find((candidate) => candidate.id === decision.node_id);
+    if (step) {
+      step.approval = decision.decision;
+      step.status = decision.decision === 'approved' ? 'pending' : 'denied';
+    }
+    if (decision.decision === 'denied') {
+      // The run ends here: nodes still waiting, and everything not yet run, never run.
+      for (const other of graph.steps) {
+        if (other.status === 'pending' || other.status === 'awaiting_approval') {
+          other.status = 'skipped';
+        }
+      }
+      graph.pending = [];
+    }
+    this.audit.record({
+      kind: 'approval.decided',
+      tenantId: record.tenant_id,
+      actor: decision.by ?? undefined,
+      details: {
+        run_id: record.run_id,
+        node_id: decision.node_id,
+        decision: decision.decision,
+        ...(decision.comment !== undefined ? { comment: decision.comment } : {}),
+      },
+    });
+    record.status = 'running';
+    return this.advance(stored, signal, decision.by ?? undefined, decision.decision === 'denied');
+  }
+
+  private async advance(
+    stored: VersionedRunRecord,
+    signal: AbortSignal,
+    actor?: string,
+    settleOnly = false,
+  ): Promise<RunRecord> {
+    const record = stored.record as GraphRecord;
+    const run = new GraphExecution(record, stored.version, signal, actor, {
+      records: this.records,
+      steps: this.steps,
+      provider: this.provider,
+      audit: this.audit,
+    });
+    try {
+      if (!settleOnly) await this.engines[record.graph.topology].advance(run);
+      await this.settle(run);
+      return record;
+    } catch (error) {
+      if (lostTheRun(error, signal)) throw error;
+      await this.fail(run, error);
+      throw error;
+    }
+  }
+
+  /** Works out where the run stands once its engine returned, and records it. */
+  private async settle(run: GraphExecution): Promise<void> {
+    const { record, state } = run;
+    const paused = state.pending.length > 0;
+    const statuses = new Set(state.steps.map((step) => step.status));
+    record.paused = paused;
+    record.pending_node = paused ? state.pending[0].node_id : null;
+    if (paused) {
+      record.status = 'paused';
+    } else {
+      record.status = statuses.has('denied')
+        ? 'denied'
+        : statuses.has('failed')
+          ? 'failed'
+          : 'completed';
+      record.finish_reason =
+        record.status === 'failed' ? 'error' : (run.answer?.finishReason ?? 'stop');
+      record.text = run.answer?.text ?? this.lastOutput(run);
+      if (record.status === 'completed' || record.text) {
+        record.messages = [...record.messages, { role: 'assistant', content: record.text }];
+      }
+      record.ended_at = now();
+    }
+    await run.checkpoint();
+    const kind =
+      record.status === 'paused'
+        ? 'run.paused'
+        : record.status === 'denied'
+          ? 'run.denied'
+          : record.status === 'failed'
+            ? 'run.failed'
+            : 'run.completed';
+    this.audit.record({
+      kind,
+      tenantId: record.tenant_id,
+      actor: run.actor,
+      details: {
+        run_id: record.run_id,
+        ...(paused ? { pending_node: record.pending_node } : {}),
+        turns: record.turns,
+        tool_calls: record.tool_calls,
+      },
+    });
+  }
+
+  /** The output of the last step, in execution order, that completed. */
+  private lastOutput(run: GraphExecution): string {
+    const order = executionOrder(run.state.definition);
+    for (const id of order.reverse()) {
+      const step = run.step(id);
+      if (step.status === 'completed') return asText(step.output);
+    }
+    return '';
+  }
+
+  /** Best effort: the run stopped on an error of its own (the supervisor's model failed). */
+  private async fail(run: GraphExecution, error: unknown): Promise<void> {
+    const { record } = run;
+    record.status = 'failed';
+    record.finish_reason = 'error';
+    record.error = runError(error);
+    record.paused = false;
+    record.ended_at = now();
+    this.audit.record({
+      kind: 'run.failed',
+      tenantId: record.tenant_id,
+      actor: run.actor,
+      details: { run_id: record.run_id, status: record.error.status, detail: record.error.detail },
+    });
+    await run.checkpoint().catch((cause: unknown) => {
+      this.logger.warn(`could not record failed run ${record.run_id}: ${String(cause)}`);
+    });
+  }
+}
