@@ -4,24 +4,11 @@ import { connect } from 'node:net';
 import request from 'supertest';
 import { freePort } from './support/net.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
-import { collect, runSvc, spawnSvc } from './support/cli.js';
+import { collect, runSvc, spawnSvc, waitReady } from './support/cli.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
   version: string;
 };
-
-async function waitReady(url: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if ((await request(url).get('/readyz')).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} never became ready`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('svc command line', () => {
   it('prints its version', async () => {

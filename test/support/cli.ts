@@ -53,3 +53,17 @@ export function collect(child: ChildProcess, timeoutMs = 20_000): Promise<CliRes
     });
   });
 }
+
+/** Polls `/readyz` until the gateway at `url` answers 200. */
+export async function waitReady(url: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} never became ready`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
