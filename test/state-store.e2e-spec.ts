@@ -125,6 +125,25 @@ describe.each(BACKENDS)('StateStore shared by two instances (%s)', (backend) => 
     expect(next?.owner).toBe(storeB.owner);
   });
 
+  it('hands a run lease over: expired for its owner only, listed for the sweep, claimable at once', async () => {
+    expect(await storeA.claimRunLease('acme', 'run:handover', 60_000)).not.toBeNull();
+    expect(await storeB.expireRunLease('acme', 'run:handover')).toBe(false);
+    expect(await storeB.listExpiredRunLeases(50)).not.toContainEqual({
+      tenantId: 'acme',
+      key: 'run:handover',
+    });
+    expect(await storeA.expireRunLease('acme', 'run:handover')).toBe(true);
+    expect(await storeB.listExpiredRunLeases(50)).toContainEqual({
+      tenantId: 'acme',
+      key: 'run:handover',
+    });
+    expect((await storeB.claimRunLease('acme', 'run:handover', 60_000))?.owner).toBe(storeB.owner);
+    expect(await storeB.listExpiredRunLeases(50)).not.toContainEqual({
+      tenantId: 'acme',
+      key: 'run:handover',
+    });
+  });
+
   it('lets another instance take over an expired lease, after which the old owner cannot renew', async () => {
     expect(await storeA.claimRunLease('acme', 'run-expire', 150)).not.toBeNull();
     expect(await storeB.claimRunLease('acme', 'run-expire', 30_000)).toBeNull();

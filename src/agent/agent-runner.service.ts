@@ -57,37 +57,61 @@ export class AgentRunner {
         'run-in-progress',
       );
     }
+    if (graph) return this.runGraph(request, runId, graph, lease);
     try {
-      if (!graph) {
-        // It may have finished between our first look and our claim.
-        return (
-          (await this.settled(request.tenantId, runId)) ??
-          (await this.inSession(request, runId, lease))
-        );
-      }
-      const stored =
-        request.runId === undefined
-          ? null
-          : await this.records.getVersioned(request.tenantId, runId);
-      if (stored && SETTLED_STATUSES.has(stored.record.status)) return this.replay(stored.record);
-      // A record that is still `running` lost its owner: continue it from its checkpoint.
-      if (stored) return await this.graphs.takeOver(stored, lease.signal);
-      return await this.graphs.start(
-        {
-          tenantId: request.tenantId,
-          runId,
-          input: request.input,
-          model: request.model,
-          maxTurns: request.maxTurns,
-          metadata: request.metadata,
-          actor: request.actor,
-        },
-        graph,
-        lease.signal,
+      // It may have finished between our first look and our claim.
+      return (
+        (await this.settled(request.tenantId, runId)) ??
+        (await this.inSession(request, runId, lease))
       );
     } finally {
       await lease.release();
     }
+  }
+
+  /**
+   * A graph run under its lease. When it stops on an error (the process is shutting down, the
+   * backend went away) the lease is handed over rather than released, so another replica's sweep
+   * continues the run from its checkpoint.
+   */
+  private async runGraph(
+    request: RunRequest,
+    runId: string,
+    graph: StoredAgentSpec,
+    lease: HeldLease,
+  ): Promise<RunRecord> {
+    let record: RunRecord;
+    try {
+      const stored =
+        request.runId === undefined
+          ? null
+          : await this.records.getVersioned(request.tenantId, runId);
+      if (stored && SETTLED_STATUSES.has(stored.record.status)) {
+        record = this.replay(stored.record);
+      } else if (stored) {
+        // A record that is still `running` lost its owner: continue it from its checkpoint.
+        record = await this.graphs.takeOver(stored, lease.signal);
+      } else {
+        record = await this.graphs.start(
+          {
+            tenantId: request.tenantId,
+            runId,
+            input: request.input,
+            model: request.model,
+            maxTurns: request.maxTurns,
+            metadata: request.metadata,
+            actor: request.actor,
+          },
+          graph,
+          lease.signal,
+        );
+      }
+    } catch (error) {
+      await lease.handOver().catch(() => undefined);
+      throw error;
+    }
+    await lease.release();
+    return record;
   }
 
   /** The registered graph `request.agent` names (404 when there is none). */

@@ -40,6 +40,9 @@ export class ApprovalService {
         'run-in-progress',
       );
     }
+    // Once the decision is being applied, an error leaves work unfinished: hand the run over.
+    let decided = false;
+    let failed = false;
     try {
       const stored = await this.records.getVersioned(tenantId, runId);
       const graph = stored?.record.graph;
@@ -65,6 +68,7 @@ export class ApprovalService {
           earlier ? 'already-decided' : 'not-awaiting-approval',
         );
       }
+      decided = true;
       return await this.graphs.decide(
         { record: { ...stored.record, graph }, version: stored.version },
         {
@@ -75,8 +79,11 @@ export class ApprovalService {
         },
         lease.signal,
       );
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      await lease.release();
+      await (decided && failed ? lease.handOver() : lease.release());
     }
   }
 }

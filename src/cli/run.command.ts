@@ -48,7 +48,9 @@ function humanOutput(record: RunRecord): string {
 export class RunCommand extends SvcCommand {
   async run(_args: string[], options: RunOptions = {}): Promise<void> {
     // Logs go to stderr so that stdout carries only the reply (or the JSON).
-    const config = loadConfig({ SVC_LOG_LEVEL: 'warn', ...process.env });
+    const loaded = loadConfig({ SVC_LOG_LEVEL: 'warn', ...process.env });
+    // A one-shot process must not adopt other replicas' unfinished runs.
+    const config = { ...loaded, state: { ...loaded.state, takeOverRuns: false } };
     const tenant = options.tenant ?? config.tenancy.defaultTenant;
     if (!tenant) throw new CliFailure('--tenant is required (or set SVC_TENANT)');
     const prompt = options.prompt ?? (await readStdin());

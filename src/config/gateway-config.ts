@@ -40,6 +40,8 @@ export interface StateConfig {
   sqlitePath: string;
   poolSize: number;
   leaseTtlMs: number;
+  /** Sweep for runs whose owner died and continue them (off for the one-shot `svc run`). */
+  takeOverRuns: boolean;
 }
 
 export interface ProviderConfig {

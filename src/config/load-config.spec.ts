@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       backend: 'sqlite',
       sqlitePath: './data/state.sqlite',
       leaseTtlMs: 30_000,
+      takeOverRuns: true,
     });
     expect(config.board.dbPath).toBe('./data/board.sqlite');
     expect(config.provider).toMatchObject({ kind: 'echo', timeoutMs: 60_000, maxTurns: 8 });

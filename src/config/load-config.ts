@@ -88,6 +88,7 @@ export function loadConfig(
       sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
       poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
       leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
+      takeOverRuns: true,
     },
     provider: {
       url: env.SVC_PROVIDER_URL,

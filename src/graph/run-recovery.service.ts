@@ -4,8 +4,10 @@ import {
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
-import { LeaseKeeper } from '../state/lease-keeper.service.js';
+import { type HeldLease, LeaseKeeper } from '../state/lease-keeper.service.js';
 import { RUN_LEASE_PREFIX } from '../state/state-scopes.js';
 import { StateStore } from '../state/state-store.js';
 import { GraphRunner } from './graph-runner.service.js';
@@ -26,15 +28,21 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly inFlight = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private sweeping = false;
+  private readonly enabled: boolean;
 
   constructor(
     private readonly store: StateStore,
     private readonly leases: LeaseKeeper,
     private readonly records: RunRecordStore,
     private readonly graphs: GraphRunner,
-  ) {}
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.enabled = config.get('state', { infer: true }).takeOverRuns;
+  }
 
   onApplicationBootstrap(): void {
+    // `svc run` is a one-shot process: it must not adopt other replicas' runs.
+    if (!this.enabled) return;
     const every = Math.min(Math.max(Math.floor(this.leases.ttlMs / 2), 100), 10_000);
     this.timer = setInterval(() => void this.sweep(), every);
     this.timer.unref();
@@ -70,11 +78,8 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
     return taken;
   }
 
-  private async recover(
-    tenantId: string,
-    runId: string,
-    lease: Awaited<ReturnType<LeaseKeeper['acquire']>> & object,
-  ): Promise<void> {
+  private async recover(tenantId: string, runId: string, lease: HeldLease): Promise<void> {
+    let unfinished = false;
     try {
       const stored = await this.records.getVersioned(tenantId, runId);
       if (stored?.record.graph && stored.record.status === 'running') {
@@ -82,9 +87,10 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
         await this.graphs.takeOver(stored, AbortSignal.any([lease.signal, this.stopping.signal]));
       }
     } catch (error) {
+      unfinished = true;
       this.logger.warn(`taking over run ${runId} failed: ${String(error)}`);
     } finally {
-      await lease.release().catch(() => undefined);
+      await (unfinished ? lease.handOver() : lease.release()).catch(() => undefined);
     }
   }
 }

@@ -40,11 +40,23 @@ export class HeldLease {
   }
 
   async release(): Promise<void> {
+    await this.end(() => this.store.releaseRunLease(this.tenantId, this.key));
+  }
+
+  /**
+   * Stops renewing and leaves the lease expired instead of deleted, for work this process could
+   * not finish (it is shutting down, or failed mid-way): another replica's sweep takes it over.
+   */
+  async handOver(): Promise<void> {
+    await this.end(() => this.store.expireRunLease(this.tenantId, this.key));
+  }
+
+  private async end(giveUp: () => Promise<boolean>): Promise<void> {
     if (this.released) return;
     this.released = true;
     clearInterval(this.timer);
     try {
-      await this.store.releaseRunLease(this.tenantId, this.key);
+      await giveUp();
     } finally {
       this.onRelease();
     }

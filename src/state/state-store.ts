@@ -86,6 +86,11 @@ export abstract class StateStore {
   /** Gives the lease up so the next claim wins at once; false if this owner did not hold it. */
   abstract releaseRunLease(tenantId: string, runId: string): Promise<boolean>;
   /**
+   * Expires a lease this owner holds without deleting it: the next claim wins at once, and a
+   * sweep for expired run leases finds it (an unfinished run handed over to another replica).
+   */
+  abstract expireRunLease(tenantId: string, runId: string): Promise<boolean>;
+  /**
    * Gives up every lease this process holds (graceful shutdown). Run leases (`run:` keys) are
    * expired rather than deleted, so another replica can find the unfinished runs and take them
    * over. Returns how many.

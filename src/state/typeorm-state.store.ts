@@ -84,6 +84,8 @@ function statements(d: SqlDialect) {
     // over at once (see RunRecovery); every other lease is simply dropped.
     expireRunLeases: sql(d)`UPDATE run_leases SET expires_at = 0
       WHERE owner = ${'?'} AND run_id LIKE ${'?'}`,
+    expireLease: sql(d)`UPDATE run_leases SET expires_at = 0
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
     releaseAll: sql(d)`DELETE FROM run_leases WHERE owner = ${'?'} AND run_id NOT LIKE ${'?'}`,
     expiredLeases: sql(d)`SELECT tenant_id, run_id FROM run_leases
       WHERE run_id LIKE ${'?'} AND expires_at <= ${'now'}
@@ -201,6 +203,12 @@ export class TypeormStateStore extends StateStore {
   async releaseRunLease(tenantId: string, runId: string): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
     const result = await this.run(this.sql.releaseLease, [tenantId, runId, this.owner]);
+    return (result.affected ?? 0) > 0;
+  }
+
+  async expireRunLease(tenantId: string, runId: string): Promise<boolean> {
+    assertLeaseKey(tenantId, runId, 1);
+    const result = await this.run(this.sql.expireLease, [tenantId, runId, this.owner]);
     return (result.affected ?? 0) > 0;
   }
 
