@@ -12,6 +12,7 @@ import { AgentModule } from '../agent/agent.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
+import { BoardModule } from '../board/board.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayConfigModule } from '../config/gateway-config.module.js';
 import { HealthModule } from '../health/health.module.js';
@@ -63,6 +64,7 @@ export class AppModule implements NestModule {
         SessionsModule,
         AgentsModule,
         AgentModule,
+        BoardModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
       ],
       providers: [

@@ -8,6 +8,7 @@ export type AuditKind =
   | 'tool.invoked'
   | 'tool.registered'
   | 'tool.deleted'
+  | 'board.changed'
   | 'auth.failed';
 
 export interface AuditEvent {
