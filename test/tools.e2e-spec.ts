@@ -76,11 +76,14 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
       .set(as(key))
       .send({ tenant_id: tenant, ...(args === undefined ? {} : { arguments: args }) });
 
-  it('lists the built-ins in toolset default, at version 0', async () => {
+  it('lists the built-in toolsets (default and the board), at version 0', async () => {
     const list = await http().get('/v1/toolsets?tenant_id=fresh').set(as(ROOT_KEY)).expect(200);
     expect(list.body).toEqual({
       tenant_id: 'fresh',
-      toolsets: [{ toolset: 'default', version: 0, tools: 3 }],
+      toolsets: [
+        { toolset: 'board', version: 0, tools: 5 },
+        { toolset: 'default', version: 0, tools: 3 },
+      ],
     });
     const view = await http().get('/v1/toolsets/default?tenant_id=fresh').set(as(ROOT_KEY));
     expect(view.status).toBe(200);
@@ -288,7 +291,10 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
       'tool-not-found',
     );
     const list = await http().get('/v1/toolsets?tenant_id=b').set(asB).expect(200);
-    expect(list.body.toolsets).toEqual([{ toolset: 'default', version: 0, tools: 3 }]);
+    expect(list.body.toolsets).toEqual([
+      { toolset: 'board', version: 0, tools: 5 },
+      { toolset: 'default', version: 0, tools: 3 },
+    ]);
     // b registering the same names gets its own toolset and versions.
     expect((await register('private', 'secret', '/echo', KEY_B, 'b')).body.version).toBe(1);
   });

@@ -13,6 +13,7 @@ import { AgentsModule } from '../agents/agents.module.js';
 import { ApprovalModule } from '../approval/approval.module.js';
 import { AuditModule } from '../audit/audit.module.js';
 import { AuthModule } from '../auth/auth.module.js';
+import { BoardModule } from '../board/board.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayConfigModule } from '../config/gateway-config.module.js';
 import { HealthModule } from '../health/health.module.js';
@@ -65,6 +66,7 @@ export class AppModule implements NestModule {
         AgentsModule,
         AgentModule,
         ApprovalModule,
+        BoardModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
       ],
       providers: [

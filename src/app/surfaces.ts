@@ -11,6 +11,7 @@ export const SURFACES: Readonly<Record<string, string>> = {
   runs: '/v1/runs/{run_id}',
   sessions: '/v1/sessions/{session_id}',
   audit: '/v1/audit',
+  board: '/v1/board',
   mcp: '/mcp/',
   mcp_health: '/mcp/health',
 };

@@ -14,6 +14,7 @@ export type AuditKind =
   | 'tool.invoked'
   | 'tool.registered'
   | 'tool.deleted'
+  | 'board.changed'
   | 'auth.failed';
 
 export interface AuditEvent {

@@ -4,8 +4,15 @@ import { toMcpTool } from './tool-listing.js';
 const parameters = { type: 'object' as const, properties: { text: { type: 'string' } } };
 
 describe('toMcpTool', () => {
-  it('gives built-ins a title and annotations, HTTP tools of the same name none', () => {
-    const builtin = toMcpTool({ name: 'echo', description: 'd', parameters, builtin: true });
+  it('gives built-ins a title and annotations from their hints, HTTP tools none', () => {
+    const hints = {
+      title: 'Echo',
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+    };
+    const builtin = toMcpTool({ name: 'echo', description: 'd', parameters, builtin: true, hints });
     expect(builtin).toEqual({
       name: 'echo',
       title: 'Echo',
@@ -20,6 +27,24 @@ describe('toMcpTool', () => {
     });
     const http = toMcpTool({ name: 'echo', description: 'd', parameters, builtin: false });
     expect(http).toEqual({ name: 'echo', description: 'd', inputSchema: parameters });
+  });
+
+  it('says whether a tool that changes things is destructive', () => {
+    const hints = {
+      title: 'Delete',
+      readOnly: false,
+      destructive: true,
+      idempotent: true,
+      openWorld: false,
+    };
+    const tool = toMcpTool({ name: 'd', description: 'd', parameters, builtin: true, hints });
+    expect(tool.annotations).toEqual({
+      title: 'Delete',
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
   });
 
   it('turns boolean property schemas into objects, as MCP requires', () => {

@@ -1,30 +1,5 @@
-import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContract } from '../tools/tool-catalog.service.js';
-
-interface Presentation {
-  title: string;
-  annotations: ToolAnnotations;
-}
-
-/**
- * What the gateway knows about its built-ins beyond their contracts: none changes anything or
- * reaches outside the process. (HTTP tools get no hints: the gateway cannot know what an
- * endpoint does, and MCP's defaults assume the worst.)
- */
-const BUILTIN_PRESENTATION: Readonly<Record<string, Presentation>> = {
-  echo: {
-    title: 'Echo',
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  },
-  current_time: {
-    title: 'Current time',
-    annotations: { readOnlyHint: true, idempotentHint: false, openWorldHint: false },
-  },
-  calculator: {
-    title: 'Calculator',
-    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-  },
-};
 
 /**
  * The contract's schema as MCP's `inputSchema`, whose `properties` must be objects: a boolean
@@ -42,16 +17,29 @@ function inputSchema(parameters: ToolContract['parameters']): Tool['inputSchema'
   return { ...rest, type: 'object', properties: objects };
 }
 
-/** A tool contract as MCP's `tools/list` entry; `inputSchema` is the contract's `parameters`. */
+/**
+ * A tool contract as MCP's `tools/list` entry; `inputSchema` is the contract's `parameters`.
+ * Built-ins carry a title and annotations from their hints; HTTP tools get none (the gateway
+ * cannot know what an endpoint does, and MCP's defaults assume the worst).
+ */
 export function toMcpTool(tool: ToolContract): Tool {
-  const presentation = tool.builtin ? BUILTIN_PRESENTATION[tool.name] : undefined;
+  const hints = tool.hints;
   return {
     name: tool.name,
-    ...(presentation ? { title: presentation.title } : {}),
+    ...(hints ? { title: hints.title } : {}),
     description: tool.description,
     inputSchema: inputSchema(tool.parameters),
-    ...(presentation
-      ? { annotations: { title: presentation.title, ...presentation.annotations } }
+    ...(hints
+      ? {
+          annotations: {
+            title: hints.title,
+            readOnlyHint: hints.readOnly,
+            // MCP defines destructiveHint only for tools that are not read-only.
+            ...(hints.readOnly ? {} : { destructiveHint: hints.destructive }),
+            idempotentHint: hints.idempotent,
+            openWorldHint: hints.openWorld,
+          },
+        }
       : {}),
   };
 }

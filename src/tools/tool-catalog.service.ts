@@ -1,14 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../http/problem.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
-import { DEFAULT_TOOLSET, isName } from './tool.limits.js';
-import type { JsonSchemaObject, ToolSpec, ToolsetView } from './tool.types.js';
+import { isName } from './tool.limits.js';
+import type { JsonSchemaObject, ToolHints, ToolSpec, ToolsetView } from './tool.types.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
 
 /** A tool contract with where it runs: built in, or at a tenant's HTTP endpoint. */
 export interface ToolContract extends ToolSpec {
   builtin: boolean;
   endpoint?: { url: string };
+  /** How clients may present a built-in (MCP titles and annotations). */
+  hints?: ToolHints;
 }
 
 /** A toolset with everything needed to describe or run its tools. */
@@ -37,8 +39,9 @@ export function registeredContract(name: string, tool: StoredTool): ToolContract
 }
 
 /**
- * What tools a tenant has: toolset `default` (the built-ins plus what the tenant registered
- * there; version 0 until the tenant changes it) and every toolset the tenant created.
+ * What tools a tenant has: the built-in toolsets (`default`, `board`: their built-ins plus what
+ * the tenant registered there; version 0 until the tenant changes it) and every toolset the
+ * tenant created.
  */
 @Injectable()
 export class ToolCatalog {
@@ -52,14 +55,15 @@ export class ToolCatalog {
     // A name that could never be registered is not worth a database round trip.
     if (!isName(toolset)) return null;
     const stored = await this.repository.read(tenantId, toolset);
-    const isDefault = toolset === DEFAULT_TOOLSET;
-    if (!stored && !isDefault) return null;
+    if (!stored && !this.builtins.has(toolset)) return null;
     const own = Object.entries(stored?.tools ?? {})
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([name, tool]) => registeredContract(name, tool));
-    const builtins = isDefault
-      ? this.builtins.specs.map((spec): ToolContract => ({ ...spec, builtin: true }))
-      : [];
+    const builtins = this.builtins.tools(toolset).map(({ spec, hints }): ToolContract => ({
+      ...spec,
+      builtin: true,
+      ...(hints && { hints }),
+    }));
     return { tenantId, toolset, version: stored?.version ?? 0, tools: [...builtins, ...own] };
   }
 
@@ -91,10 +95,9 @@ export class ToolCatalog {
     };
   }
 
-  /** Every toolset of the tenant (`default` always), sorted by name. */
+  /** Every toolset of the tenant (the built-in ones always), sorted by name. */
   async list(tenantId: string): Promise<ToolsetSummary[]> {
-    const names = new Set(await this.repository.names(tenantId));
-    names.add(DEFAULT_TOOLSET);
+    const names = new Set([...(await this.repository.names(tenantId)), ...this.builtins.names()]);
     const toolsets = await Promise.all([...names].sort().map((name) => this.find(tenantId, name)));
     return toolsets
       .filter((found): found is ResolvedToolset => found !== null)

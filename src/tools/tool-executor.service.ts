@@ -60,7 +60,7 @@ export class ToolExecutor {
           'tool-not-found',
         );
       }
-      const { result, isError } = await this.run(invocation.arguments, found, tool, options.signal);
+      const { result, isError } = await this.run(invocation.arguments, found, tool, options);
       record({ is_error: isError });
       return { tool: name, toolset, version: found.version, result, isError };
     } catch (error) {
@@ -80,9 +80,9 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    signal?: AbortSignal,
+    { signal, actor }: ExecuteOptions,
   ): Promise<ToolResult> {
-    const builtin = tool.builtin ? this.builtins.get(tool.name) : undefined;
+    const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
       builtin?.validate ??
       this.schemas.cached(
@@ -104,7 +104,7 @@ export class ToolExecutor {
     }
     // Valid against a `type: object` schema, so the arguments are a JSON object.
     const object = args as { [key: string]: JsonValue };
-    if (builtin) return builtin.run(object);
+    if (builtin) return builtin.run(object, { tenantId: toolset.tenantId, actor, signal });
     const url = tool.endpoint?.url;
     if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);
     return this.http.invoke(

@@ -5,7 +5,7 @@ import type { JsonValue } from '../state/state-store.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { SchemaValidator } from './schema-validator.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
-import { DEFAULT_TOOLSET, MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
+import { MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
 import { type ToolContract, registeredContract } from './tool-catalog.service.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
 
@@ -56,8 +56,7 @@ export class ToolRegistration {
       endpoint: { url: request.endpointUrl },
     };
     // The built-ins count too: a model is offered the whole toolset.
-    const room =
-      MAX_TOOLS_PER_TOOLSET - (toolset === DEFAULT_TOOLSET ? this.builtins.specs.length : 0);
+    const room = MAX_TOOLS_PER_TOOLSET - this.builtins.tools(toolset).length;
     let replaced = false;
     const { version } = await this.repository.update(tenantId, toolset, (tools) => {
       replaced = Object.hasOwn(tools, name);
@@ -112,10 +111,10 @@ export class ToolRegistration {
   }
 
   private refuseBuiltin(toolset: string, name: string): void {
-    if (toolset === DEFAULT_TOOLSET && this.builtins.get(name)) {
+    if (this.builtins.get(toolset, name)) {
       throw new ProblemException(
         409,
-        `"${name}" is a built-in tool of toolset "${DEFAULT_TOOLSET}" and cannot be replaced or deleted`,
+        `"${name}" is a built-in tool of toolset "${toolset}" and cannot be replaced or deleted`,
         'builtin-tool',
       );
     }
@@ -123,7 +122,7 @@ export class ToolRegistration {
 
   /** Best effort (replicas may race past it by a few): bounds what one tenant can store. */
   private async refuseNewToolsetOverLimit(tenantId: string, toolset: string): Promise<void> {
-    if (toolset === DEFAULT_TOOLSET) return;
+    if (this.builtins.has(toolset)) return; // every tenant has the built-in toolsets
     const names = await this.repository.names(tenantId);
     if (names.includes(toolset) || names.length < MAX_TOOLSETS_PER_TENANT) return;
     throw new ProblemException(

@@ -13,6 +13,22 @@ export interface ToolSpec {
   parameters: JsonSchemaObject;
 }
 
+/**
+ * What a built-in tool does to the world, for clients that present tools (MCP's title and
+ * annotations). The gateway cannot know this of an HTTP tool, so those have none.
+ */
+export interface ToolHints {
+  title: string;
+  /** Changes nothing. */
+  readOnly: boolean;
+  /** May delete or overwrite data (meaningful only when not read-only). */
+  destructive: boolean;
+  /** Calling again with the same arguments changes nothing more. */
+  idempotent: boolean;
+  /** Reaches systems outside the gateway. */
+  openWorld: boolean;
+}
+
 /** A toolset as one tenant sees it: its contracts at one version. */
 export interface ToolsetView {
   tenantId: string;

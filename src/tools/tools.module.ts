@@ -12,8 +12,9 @@ import { ToolsetRepository } from './toolset-repository.js';
 import { ToolsetsController } from './toolsets.controller.js';
 
 /**
- * Toolsets (built-in tools in `default`, tenants' HTTP tools in the state backend) and the one
- * tool execution path. Exports the catalog and the executor for the agent loop and MCP.
+ * Toolsets (built-in toolsets in code, tenants' HTTP tools in the state backend) and the one
+ * tool execution path. Exports the catalog and the executor for the agent loop and MCP, and the
+ * built-in registry for feature modules that bring a toolset of their own (the board).
  */
 @Module({
   imports: [StateModule],
@@ -28,6 +29,6 @@ import { ToolsetsController } from './toolsets.controller.js';
     ToolEndpointPolicy,
     ToolExecutor,
   ],
-  exports: [ToolCatalog, ToolExecutor],
+  exports: [ToolCatalog, ToolExecutor, BuiltinTools],
 })
 export class ToolsModule {}

@@ -1,5 +1,8 @@
 import type { INestApplication, Type } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app/app.module.js';
@@ -40,16 +43,26 @@ export interface StartOptions {
 
 class GatewayUnderTest {}
 
+/** A board database of its own in a fresh temp dir, so no test writes ./data/board.sqlite. */
+export function tempBoardDb(): string {
+  return join(mkdtempSync(join(tmpdir(), 'svc-board-')), 'board.sqlite');
+}
+
 /**
  * Boots the real composed gateway on an ephemeral loopback port. Only the given variables are
- * seen (never the developer's own SVC_ environment); logs are silent unless captured.
+ * seen (never the developer's own SVC_ environment); logs are silent unless captured. Without
+ * SVC_BOARD_DB the board gets a temp file.
  */
 export async function startGateway(
   env: Record<string, string>,
   options: StartOptions = {},
 ): Promise<RunningGateway> {
   const logs = options.logs;
-  const config = loadConfig({ SVC_LOG_LEVEL: logs ? 'info' : 'silent', ...env });
+  const config = loadConfig({
+    SVC_LOG_LEVEL: logs ? 'info' : 'silent',
+    SVC_BOARD_DB: env.SVC_BOARD_DB ?? tempBoardDb(),
+    ...env,
+  });
   const appModule = await AppModule.forRoot(config, { logDestination: logs });
   const app: NestExpressApplication = await createAppFromModule(
     options.controllers

@@ -1,86 +1,43 @@
 import { Injectable } from '@nestjs/common';
 import type { JsonValue } from '../../state/state-store.js';
 import { type ArgumentsValidator, SchemaValidator } from '../schema-validator.js';
-import type { ToolSpec } from '../tool.types.js';
-import { MAX_EXPRESSION_LENGTH, calculate } from './calculator.js';
-import { currentTime } from './current-time.js';
+import { MAX_TOOLS_PER_TOOLSET, isName } from '../tool.limits.js';
+import type { ToolHints, ToolSpec } from '../tool.types.js';
+import { DEFAULT_BUILTINS } from './default-toolset.js';
 
 export interface ToolResult {
   result: JsonValue;
   isError: boolean;
 }
 
-/** A tool implemented in the gateway; `run` gets arguments already valid against its schema. */
-export interface BuiltinTool {
-  spec: ToolSpec;
-  run(args: { [key: string]: JsonValue }): ToolResult;
+/** Whom a built-in tool runs for. */
+export interface BuiltinToolContext {
+  tenantId: string;
+  /** The key id of the caller, for the audit trail. */
+  actor?: string;
+  signal?: AbortSignal;
 }
 
-const fail = (error: string): ToolResult => ({ result: error, isError: true });
+/**
+ * A tool implemented in the gateway; `run` gets arguments already valid against its schema.
+ * A failure the caller (or model) should read is a result with `isError: true`.
+ */
+export interface BuiltinTool {
+  spec: ToolSpec;
+  hints?: ToolHints;
+  run(
+    args: { [key: string]: JsonValue },
+    context: BuiltinToolContext,
+  ): ToolResult | Promise<ToolResult>;
+}
 
-const BUILTINS: BuiltinTool[] = [
-  {
-    spec: {
-      name: 'echo',
-      description: 'Returns the given text unchanged.',
-      parameters: {
-        type: 'object',
-        properties: { text: { type: 'string', description: 'The text to return.' } },
-        required: ['text'],
-        additionalProperties: false,
-      },
-    },
-    run: (args) => ({ result: args.text, isError: false }),
-  },
-  {
-    spec: {
-      name: 'current_time',
-      description: 'The current date and time (ISO-8601) in a time zone, UTC by default.',
-      parameters: {
-        type: 'object',
-        properties: {
-          timezone: {
-            type: 'string',
-            maxLength: 64,
-            description: 'An IANA time zone name such as Europe/Paris or America/New_York.',
-          },
-        },
-        additionalProperties: false,
-      },
-    },
-    run: (args) => {
-      const now = currentTime(args.timezone as string | undefined);
-      return now.ok
-        ? { result: { time: now.time, timezone: now.timezone }, isError: false }
-        : fail(now.error);
-    },
-  },
-  {
-    spec: {
-      name: 'calculator',
-      description:
-        'Evaluates an arithmetic expression: numbers, + - * / % ** and parentheses, ' +
-        'sqrt abs min max round floor ceil, and the constants pi and e.',
-      parameters: {
-        type: 'object',
-        properties: {
-          expression: {
-            type: 'string',
-            minLength: 1,
-            maxLength: MAX_EXPRESSION_LENGTH,
-            description: 'For example 2*(3+4) or sqrt(2)/2.',
-          },
-        },
-        required: ['expression'],
-        additionalProperties: false,
-      },
-    },
-    run: (args) => {
-      const outcome = calculate(args.expression as string);
-      return outcome.ok ? { result: outcome.value, isError: false } : fail(outcome.error);
-    },
-  },
-];
+/** A toolset of built-in tools, which every tenant has. */
+export interface BuiltinToolset {
+  name: string;
+  tools: readonly BuiltinTool[];
+}
+
+export type CompiledBuiltinTool = BuiltinTool & { validate: ArgumentsValidator };
 
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -91,29 +48,57 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * The built-in tools of toolset `default`, for every tenant. Code, not state: they exist without
- * any registration and cannot be replaced or deleted. Schemas are compiled once, at startup.
+ * The built-in toolsets: `default` (echo, current_time, calculator) and whatever feature modules
+ * register at startup (the board's `board`), so tools/ never depends on those modules. Code, not
+ * state: every tenant has them without any registration, and tenants cannot replace or delete
+ * them. Schemas are compiled once, at registration.
  */
 @Injectable()
 export class BuiltinTools {
-  private readonly tools = new Map<string, BuiltinTool & { validate: ArgumentsValidator }>();
+  private readonly toolsets = new Map<string, Map<string, CompiledBuiltinTool>>();
 
-  constructor(validator: SchemaValidator) {
-    for (const tool of BUILTINS) {
+  constructor(private readonly validator: SchemaValidator) {
+    this.register(DEFAULT_BUILTINS);
+  }
+
+  /** Adds a built-in toolset; call it from a provider's constructor or `onModuleInit`. */
+  register(toolset: BuiltinToolset): void {
+    if (!isName(toolset.name)) throw new Error(`invalid built-in toolset name "${toolset.name}"`);
+    if (this.toolsets.has(toolset.name)) {
+      throw new Error(`built-in toolset "${toolset.name}" is registered twice`);
+    }
+    if (toolset.tools.length > MAX_TOOLS_PER_TOOLSET) {
+      throw new Error(`built-in toolset "${toolset.name}" has too many tools`);
+    }
+    const tools = new Map<string, CompiledBuiltinTool>();
+    for (const tool of toolset.tools) {
+      const { name } = tool.spec;
+      if (!isName(name) || tools.has(name)) {
+        throw new Error(`invalid or repeated tool name "${name}" in toolset "${toolset.name}"`);
+      }
       // Frozen: the specs are handed to every caller (and on to model providers) by reference.
       deepFreeze(tool.spec);
-      this.tools.set(tool.spec.name, {
-        ...tool,
-        validate: validator.compile(tool.spec.parameters),
-      });
+      if (tool.hints) deepFreeze(tool.hints);
+      tools.set(name, { ...tool, validate: this.validator.compile(tool.spec.parameters) });
     }
+    this.toolsets.set(toolset.name, tools);
   }
 
-  get specs(): ToolSpec[] {
-    return [...this.tools.values()].map((tool) => tool.spec);
+  /** Names of the built-in toolsets, sorted. */
+  names(): string[] {
+    return [...this.toolsets.keys()].sort();
   }
 
-  get(name: string): (BuiltinTool & { validate: ArgumentsValidator }) | undefined {
-    return this.tools.get(name);
+  has(toolset: string): boolean {
+    return this.toolsets.has(toolset);
+  }
+
+  /** The tools of a built-in toolset in their declared order; empty for any other toolset. */
+  tools(toolset: string): CompiledBuiltinTool[] {
+    return [...(this.toolsets.get(toolset)?.values() ?? [])];
+  }
+
+  get(toolset: string, name: string): CompiledBuiltinTool | undefined {
+    return this.toolsets.get(toolset)?.get(name);
   }
 }
