@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI: nest-commander cannot load under jest, so the CLI is tested as a real process. */
@@ -16,9 +18,13 @@ function assertBuilt(): void {
   if (!existsSync(SVC_BIN)) throw new Error(`${SVC_BIN} is missing: run "npm run build" first`);
 }
 
-/** Only PATH and HOME from the outside, so the developer's own SVC_ variables never leak in. */
+/**
+ * Only PATH and HOME from the outside, so the developer's own SVC_ variables never leak in; the
+ * board gets a temp file unless the test names one (never ./data in the checkout).
+ */
 function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: process.env.HOME, ...env };
+  const board = join(mkdtempSync(join(tmpdir(), 'svc-board-')), 'board.sqlite');
+  return { PATH: process.env.PATH, HOME: process.env.HOME, SVC_BOARD_DB: board, ...env };
 }
 
 export function spawnSvc(

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createGatewayApp } from '../../src/app/create-app.js';
 import { loadConfig } from '../../src/config/load-config.js';
-import type { RunningGateway } from './gateway.js';
+import { type RunningGateway, tempBoardDb } from './gateway.js';
 import { sha256Hex, writeKeysFile } from './keys-file.js';
 
 export const ROOT_KEY = 'mcp-test-root-key';
@@ -52,7 +52,10 @@ export async function startGatewayWithMcpAt(
   env: Record<string, string>,
   mcpPath: string,
 ): Promise<RunningGateway> {
-  const app = await createGatewayApp(loadConfig({ SVC_LOG_LEVEL: 'silent', ...env }), { mcpPath });
+  const app = await createGatewayApp(
+    loadConfig({ SVC_LOG_LEVEL: 'silent', SVC_BOARD_DB: tempBoardDb(), ...env }),
+    { mcpPath },
+  );
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   return { app, url: `http://127.0.0.1:${port}`, close: () => app.close() };
