@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AuditSink } from '../audit/audit-sink.js';
 import { runError } from '../runs/run-error.js';
 import type { RunError, RunRecord } from '../runs/run-record.js';
+import { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import { ConversationStore } from '../sessions/conversation.store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
@@ -24,6 +25,7 @@ export class RunExecutor {
     private readonly conversations: ConversationStore,
     private readonly records: RunRecordStore,
     private readonly audit: AuditSink,
+    private readonly events: RunEvents,
   ) {}
 
   async execute(
@@ -57,6 +59,7 @@ export class RunExecutor {
     };
     // Only a caller-chosen run id can be looked up while it runs.
     if (request.runId !== undefined) await this.records.put(base);
+    this.events.started(base);
     this.audit.record({
       kind: 'run.started',
       tenantId,
@@ -80,8 +83,9 @@ export class RunExecutor {
         maxTurns: request.maxTurns,
         actor: request.actor,
         signal,
-        onTurn: async (conversation) => {
+        onTurn: async (conversation, progress) => {
           version = await this.conversations.save(tenantId, sessionId, conversation, version);
+          this.events.progressed({ ...base, ...progress });
         },
       });
       const record: RunRecord = {
@@ -95,6 +99,7 @@ export class RunExecutor {
         ended_at: new Date().toISOString(),
       };
       await this.records.put(record);
+      this.events.settled(record);
       this.audit.record({
         kind: 'run.completed',
         tenantId,
@@ -128,6 +133,7 @@ export class RunExecutor {
       error,
       ended_at: new Date().toISOString(),
     };
+    this.events.settled(record);
     await this.records.put(record).catch((cause: unknown) => {
       this.logger.warn(`could not record failed run ${base.run_id}: ${String(cause)}`);
     });

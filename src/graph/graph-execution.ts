@@ -4,6 +4,7 @@ import { AuditSink } from '../audit/audit-sink.js';
 import type { ChatCompletion, ChatMessage, ChatProvider } from '../providers/chat.types.js';
 import type { GraphRunState, StepState } from '../runs/graph-run-state.js';
 import type { RunFinishReason, RunRecord } from '../runs/run-record.js';
+import type { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import type { JsonValue } from '../state/state-store.js';
 import type { ToolSpec } from '../tools/tool.types.js';
@@ -16,6 +17,7 @@ export interface ExecutionServices {
   steps: StepRunner;
   provider: ChatProvider;
   audit: AuditSink;
+  events: RunEvents;
 }
 
 const now = () => new Date().toISOString();
@@ -124,6 +126,7 @@ export class GraphExecution {
     this.record.turns += outcome.turns;
     this.record.tool_calls += outcome.toolCalls;
     await this.checkpoint();
+    this.services.events.progressed(this.record);
     this.services.audit.record({
       kind: outcome.ok ? 'step.completed' : 'step.failed',
       tenantId: this.record.tenant_id,

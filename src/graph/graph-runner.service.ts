@@ -8,6 +8,7 @@ import { ChatProvider, type ChatMessage } from '../providers/chat.types.js';
 import type { ApprovalDecision, GraphRunState } from '../runs/graph-run-state.js';
 import { runError } from '../runs/run-error.js';
 import type { RunRecord } from '../runs/run-record.js';
+import { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore, type VersionedRunRecord } from '../runs/run-record.store.js';
 import {
   type JsonValue,
@@ -69,6 +70,7 @@ export class GraphRunner {
     private readonly steps: StepRunner,
     private readonly provider: ChatProvider,
     private readonly audit: AuditSink,
+    private readonly events: RunEvents,
     pipeline: PipelineEngine,
     parallel: ParallelEngine,
     supervisor: SupervisorEngine,
@@ -220,7 +222,9 @@ export class GraphRunner {
       steps: this.steps,
       provider: this.provider,
       audit: this.audit,
+      events: this.events,
     });
+    this.events.started(record);
     try {
       if (!settleOnly) await this.engines[record.graph.topology].advance(run);
       await this.settle(run);
@@ -256,6 +260,7 @@ export class GraphRunner {
       record.ended_at = now();
     }
     await run.checkpoint();
+    this.events.settled(record);
     const kind =
       record.status === 'paused'
         ? 'run.paused'
@@ -301,6 +306,7 @@ export class GraphRunner {
       actor: run.actor,
       details: { run_id: record.run_id, status: record.error.status, detail: record.error.detail },
     });
+    this.events.settled(record);
     await run.checkpoint().catch((cause: unknown) => {
       this.logger.warn(`could not record failed run ${record.run_id}: ${String(cause)}`);
     });

@@ -15,8 +15,14 @@ export interface LoopInput {
   maxTurns: number;
   actor?: string;
   signal?: AbortSignal;
-  /** Called with the whole conversation after every turn (checkpointing). */
-  onTurn?: (conversation: ChatMessage[]) => Promise<void>;
+  /** Called with the whole conversation after every turn (checkpointing, progress). */
+  onTurn?: (conversation: ChatMessage[], progress: LoopProgress) => Promise<void>;
+}
+
+/** How far a loop has come. */
+export interface LoopProgress {
+  turns: number;
+  tool_calls: number;
 }
 
 export interface LoopResult {
@@ -70,13 +76,13 @@ export class AgentLoop {
       if (completion.finishReason === 'length') finishReason = 'length';
       else if (calls.length === 0) finishReason = 'stop';
       if (calls.length === 0 || completion.finishReason === 'length') {
-        await input.onTurn?.(conversation);
+        await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
         break;
       }
       const results = await Promise.all(calls.map((call) => this.callTool(input, call)));
       toolCalls += calls.length;
       results.forEach(append);
-      await input.onTurn?.(conversation);
+      await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
     }
     const lastReply = [...added].reverse().find((message) => message.role === 'assistant');
     return { added, conversation, text: lastReply?.content ?? '', finishReason, turns, toolCalls };

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { StateModule } from '../state/state.module.js';
+import { RunEvents } from './run-events.js';
 import { RunRecordStore } from './run-record.store.js';
 import { RunsController } from './runs.controller.js';
 
@@ -7,7 +8,7 @@ import { RunsController } from './runs.controller.js';
 @Module({
   imports: [StateModule],
   controllers: [RunsController],
-  providers: [RunRecordStore],
-  exports: [RunRecordStore],
+  providers: [RunRecordStore, RunEvents],
+  exports: [RunRecordStore, RunEvents],
 })
 export class RunsModule {}
