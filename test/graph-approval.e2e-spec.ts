@@ -6,7 +6,11 @@ import { BACKENDS, type BackendFixture, createBackend } from './support/backends
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';
 import { MockModel, completion } from './support/mock-model.js';
-import { type ToolEndpoint, startToolEndpoint } from './support/tool-endpoint.js';
+import {
+  type ToolEndpoint,
+  registerRouteTool,
+  startToolEndpoint,
+} from './support/tool-endpoint.js';
 
 const TENANT = 'acme';
 const KEYS = {
@@ -38,16 +42,7 @@ const stepsOf = (body: unknown): Record<string, StepState> =>
 /** Registers the `ops` tools and the graphs every suite below uses. */
 async function prepare(url: string): Promise<void> {
   const tool = (name: string, route: string) =>
-    request(url)
-      .put(`/v1/toolsets/ops/tools/${name}`)
-      .set(as(KEYS.root))
-      .send({
-        tenant_id: TENANT,
-        description: `calls ${route}`,
-        parameters: { type: 'object', properties: {}, additionalProperties: true },
-        endpoint: { url: `${endpoint.url}${route}` },
-      })
-      .expect(200);
+    registerRouteTool(endpoint, url, as(KEYS.root), { tenant: TENANT, name, route });
   await tool('record', '/echo');
   await tool('charge', CHARGE);
   const step = (id: string, name: string, extra: Record<string, unknown> = {}) => ({

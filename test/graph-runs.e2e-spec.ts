@@ -6,6 +6,7 @@ import { BACKENDS } from './support/backends.js';
 import { MockModel, completion } from './support/mock-model.js';
 import { gatewayForSuite } from './support/suite.js';
 import {
+  registerRouteTool,
   type ReceivedCall,
   type ToolEndpoint,
   startToolEndpoint,
@@ -38,16 +39,7 @@ describe.each(BACKENDS)('graph runs (%s)', (backend) => {
 
   const http = () => request(gateway.url);
   const registerTool = (name: string, route: string) =>
-    http()
-      .put(`/v1/toolsets/ops/tools/${name}`)
-      .set(auth)
-      .send({
-        tenant_id: TENANT,
-        description: `calls ${route}`,
-        parameters: { type: 'object', properties: {}, additionalProperties: true },
-        endpoint: { url: `${endpoint.url}${route}` },
-      })
-      .expect(200);
+    registerRouteTool(endpoint, gateway.url, auth, { tenant: TENANT, name, route });
   const registerAgent = (name: string, body: Record<string, unknown>) =>
     http()
       .put(`/v1/agents/${name}`)

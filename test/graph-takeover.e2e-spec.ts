@@ -7,7 +7,11 @@ import { type BackendFixture, createBackend } from './support/backends.js';
 import { collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';
-import { type ToolEndpoint, startToolEndpoint } from './support/tool-endpoint.js';
+import {
+  type ToolEndpoint,
+  registerRouteTool,
+  startToolEndpoint,
+} from './support/tool-endpoint.js';
 
 const KEY = 'takeover-root-key';
 const auth = { Authorization: `Bearer ${KEY}` };
@@ -48,16 +52,7 @@ describe('a graph run whose owner process is killed (PostgreSQL, two instances)'
 
   it('is taken over by the other instance after the lease TTL and never re-runs completed steps', async () => {
     const tool = (name: string, route: string) =>
-      request(survivor.url)
-        .put(`/v1/toolsets/ops/tools/${name}`)
-        .set(auth)
-        .send({
-          tenant_id: TENANT,
-          description: `calls ${route}`,
-          parameters: { type: 'object', properties: {}, additionalProperties: true },
-          endpoint: { url: `${endpoint.url}${route}` },
-        })
-        .expect(200);
+      registerRouteTool(endpoint, survivor.url, auth, { tenant: TENANT, name, route });
     await tool('fetch', '/echo');
     await tool('work', '/hold-first');
     await tool('report', '/sleep/1');

@@ -98,3 +98,27 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
       }),
   };
 }
+
+/**
+ * Registers `name` in the tenant's toolset `ops` of the gateway at `gatewayUrl` as an HTTP tool
+ * that calls `route` of this endpoint, accepting any arguments.
+ */
+export async function registerRouteTool(
+  endpoint: ToolEndpoint,
+  gatewayUrl: string,
+  headers: Record<string, string>,
+  tool: { tenant: string; name: string; route: string },
+): Promise<void> {
+  const res = await fetch(`${gatewayUrl}/v1/toolsets/ops/tools/${tool.name}`, {
+    method: 'PUT',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      tenant_id: tool.tenant,
+      description: `calls ${tool.route}`,
+      parameters: { type: 'object', properties: {}, additionalProperties: true },
+      endpoint: { url: `${endpoint.url}${tool.route}` },
+    }),
+  });
+  if (res.status !== 200)
+    throw new Error(`registering ${tool.name}: ${res.status} ${await res.text()}`);
+}
