@@ -13,4 +13,7 @@ export const SURFACES: Readonly<Record<string, string>> = {
   audit: '/v1/audit',
   mcp: '/mcp/',
   mcp_health: '/mcp/health',
+  messaging_webhook: '/v1/messaging/webhook',
+  messaging_health: '/v1/messaging/webhook/health',
+  messaging_outbox: '/v1/messaging/outbox',
 };

@@ -8,7 +8,8 @@ export type AuditKind =
   | 'tool.invoked'
   | 'tool.registered'
   | 'tool.deleted'
-  | 'auth.failed';
+  | 'auth.failed'
+  | 'messaging.delivery_failed';
 
 export interface AuditEvent {
   kind: AuditKind;
