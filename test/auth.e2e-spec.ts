@@ -13,8 +13,14 @@ const KEYS = {
   runner: 'global-runner-key-1',
   auditor: 'acme-auditor-key-1',
 };
-// CONTRACT 2: the probes and the MCP host's health route are public.
-const PUBLIC_PATHS = ['/healthz', '/readyz', '/health', '/mcp/health'];
+// CONTRACT 2: the probes and the MCP host's and messaging webhook's health routes are public.
+const PUBLIC_PATHS = [
+  '/healthz',
+  '/readyz',
+  '/health',
+  '/mcp/health',
+  '/v1/messaging/webhook/health',
+];
 
 function keysFile(): string {
   return writeKeysFile({

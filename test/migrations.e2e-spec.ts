@@ -29,6 +29,7 @@ describe('migrations on PostgreSQL', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'messaging_outbox',
         'run_leases',
         'state_entries',
         STATE_MIGRATIONS_TABLE,

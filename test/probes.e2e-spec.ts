@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import request from 'supertest';
+import { stateMigrations } from '../migrations/index.js';
 import { BACKENDS } from './support/backends.js';
 import { gatewayForSuite } from './support/suite.js';
 
@@ -21,7 +22,7 @@ describe.each(BACKENDS)('probes (%s)', (backend) => {
     expect(res.body).toEqual({
       status: 'ready',
       backend,
-      migrations: { applied: 1, pending: [] },
+      migrations: { applied: stateMigrations.length, pending: [] },
     });
   });
 

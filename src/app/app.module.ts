@@ -29,6 +29,7 @@ import { RunsModule } from '../runs/runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
 import { McpModule } from '../mcp/mcp.module.js';
+import { MessagingModule } from '../messaging/messaging.module.js';
 import { PACKAGE } from './package-info.js';
 
 const MCP_MOUNT = Symbol('McpMount');
@@ -68,6 +69,7 @@ export class AppModule implements NestModule {
         ApprovalModule,
         BoardModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
+        MessagingModule.forRoot(config.messaging),
       ],
       providers: [
         { provide: MCP_MOUNT, useValue: mcpPath },

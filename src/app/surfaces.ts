@@ -14,4 +14,7 @@ export const SURFACES: Readonly<Record<string, string>> = {
   board: '/v1/board',
   mcp: '/mcp/',
   mcp_health: '/mcp/health',
+  messaging_webhook: '/v1/messaging/webhook',
+  messaging_health: '/v1/messaging/webhook/health',
+  messaging_outbox: '/v1/messaging/outbox',
 };

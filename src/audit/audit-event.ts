@@ -15,7 +15,8 @@ export type AuditKind =
   | 'tool.registered'
   | 'tool.deleted'
   | 'board.changed'
-  | 'auth.failed';
+  | 'auth.failed'
+  | 'messaging.delivery_failed';
 
 export interface AuditEvent {
   kind: AuditKind;

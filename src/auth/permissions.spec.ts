@@ -34,5 +34,9 @@ describe('permits', () => {
     expect(can('runner', 'tools:call')).toBe(true);
     expect(can('viewer', 'studio:read')).toBe(true);
     expect(can('viewer', 'runs:write')).toBe(false);
+    expect(can('operator', 'messaging:read')).toBe(true);
+    expect(can('runner', 'messaging:write')).toBe(true);
+    expect(can('viewer', 'messaging:read')).toBe(true);
+    expect(can('viewer', 'messaging:write')).toBe(false);
   });
 });

@@ -127,6 +127,9 @@ export class Environment {
   @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;
   @IsOptional() @IsHttpUrl() SVC_CHATB_WEBHOOK?: string;
   @IsOptional() @IsString() SVC_MESSAGING_SECRET?: string;
+  @OptionalInt(10, 60_000) SVC_OUTBOX_POLL_MS?: number;
+  @OptionalInt(1, 100) SVC_OUTBOX_MAX_ATTEMPTS?: number;
+  @OptionalInt(10, 3_600_000) SVC_OUTBOX_RETRY_BASE_MS?: number;
 
   // --- board and telemetry ---
   @IsOptional() @IsString() SVC_BOARD_DB?: string;
@@ -138,5 +141,8 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'SVC_API_KEY',
   'SVC_PROVIDER_API_KEY',
   'SVC_MESSAGING_SECRET',
+  // A chat webhook address is itself the credential that lets anyone post to the channel.
+  'SVC_CHATA_WEBHOOK',
+  'SVC_CHATB_WEBHOOK',
   'SVC_STATE_DSN',
 ]);

@@ -79,7 +79,14 @@ export interface McpConfig {
 export interface MessagingConfig {
   chataWebhook?: string;
   chatbWebhook?: string;
+  /** Signing secret of the inbound webhook; unset, the webhook needs an API key instead. */
   secret?: string;
+  /** How often each replica looks for outbox messages that are due. */
+  outboxPollMs: number;
+  /** Delivery attempts per message, the first included; then it is marked failed. */
+  outboxMaxAttempts: number;
+  /** First retry delay; doubled per attempt (with jitter) up to a cap. */
+  outboxRetryBaseMs: number;
 }
 
 /** True when the gateway would accept requests without any credential. */

@@ -1,5 +1,6 @@
 import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -25,10 +26,38 @@ export function jsonOnly(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
+/** A request whose exact body bytes were kept (see RAW_BODY_PATHS). */
+export interface RawBodyRequest {
+  rawBody?: Buffer;
+}
+
+/**
+ * Routes that check a signature over the exact bytes of the body (the messaging webhook's
+ * Slack-style HMAC): for these only, the parser keeps the bytes as `req.rawBody`.
+ */
+export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/messaging/webhook']);
+
+function keepRawBody(
+  req: IncomingMessage & RawBodyRequest & { originalUrl?: string },
+  _res: ServerResponse,
+  body: Buffer,
+): void {
+  // Express matches routes case-insensitively and with a trailing slash; so does this.
+  const path = (req.originalUrl ?? req.url ?? '')
+    .split('?', 1)[0]
+    .replace(/\/+$/, '')
+    .toLowerCase();
+  if (RAW_BODY_PATHS.has(path)) req.rawBody = body;
+}
+
 /**
  * The JSON body parser, bounded by SVC_MAX_BODY_BYTES. It runs as Nest middleware after the
  * request logger, so malformed and oversized bodies are logged with their request id too.
  */
 export function jsonBody(maxBytes: number): RequestHandler {
-  return json({ limit: maxBytes, type: (req) => isJsonMediaType(req.headers['content-type']) });
+  return json({
+    limit: maxBytes,
+    type: (req) => isJsonMediaType(req.headers['content-type']),
+    verify: keepRawBody,
+  });
 }

@@ -21,3 +21,17 @@ const sqlite: SqlDialect = {
 export function sqlDialect(backend: StateBackend): SqlDialect {
   return backend === 'postgres' ? postgres : sqlite;
 }
+
+/**
+ * A template tag that writes SQL for one dialect: `${'?'}` is the next positional parameter,
+ * `${'now'}` the database clock. Parameters are bound in order of appearance.
+ */
+export function sql(dialect: SqlDialect) {
+  return (parts: TemplateStringsArray, ...holes: Array<'?' | 'now'>): string => {
+    let n = 0;
+    return parts.reduce((text, part, i) => {
+      const hole = holes[i - 1];
+      return text + (hole === 'now' ? dialect.nowMs : dialect.param(++n)) + part;
+    });
+  };
+}

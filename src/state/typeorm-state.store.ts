@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { QueryResult } from 'typeorm';
 import { StateEntryEntity } from './entities/state-entry.entity.js';
-import { type SqlDialect, sqlDialect } from './sql-dialect.js';
+import { type SqlDialect, sql, sqlDialect } from './sql-dialect.js';
 import { StateDatabase } from './state-database.service.js';
 import {
   type JsonValue,
@@ -25,20 +25,6 @@ interface EntryRow {
 interface LeaseRow {
   owner: string;
   expires_at: number | string;
-}
-
-/**
- * A template tag that writes SQL for one dialect: `${'?'}` is the next positional parameter,
- * `${'now'}` the database clock. Parameters are bound in order of appearance.
- */
-function sql(dialect: SqlDialect) {
-  return (parts: TemplateStringsArray, ...holes: Array<'?' | 'now'>): string => {
-    let n = 0;
-    return parts.reduce((text, part, i) => {
-      const hole = holes[i - 1];
-      return text + (hole === 'now' ? dialect.nowMs : dialect.param(++n)) + part;
-    });
-  };
 }
 
 function statements(d: SqlDialect) {

@@ -1,0 +1,162 @@
+import {
+  Controller,
+  Get,
+  HttpCode,
+  Post,
+  Query,
+  Req,
+  Res,
+  type Type,
+  UseGuards,
+  applyDecorators,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request, Response } from 'express';
+import { CurrentPrincipal, Public, RequirePermissions } from '../auth/auth.decorators.js';
+import { assertTenantAllowed } from '../auth/auth.guard.js';
+import type { AuthenticatedRequest, Principal } from '../auth/principal.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { ValidationProblem } from '../http/problem.js';
+import { createValidationPipe } from '../http/validation.pipe.js';
+import { StateUnavailableError } from '../state/state-store.js';
+import { ChannelRegistry } from './channel-registry.js';
+import { GenericEventDto } from './dto/generic-event.dto.js';
+import { OutboxQueryDto } from './dto/outbox-query.dto.js';
+import { WebhookQueryDto } from './dto/webhook-query.dto.js';
+import { InboundEventService, type WebhookAccepted } from './inbound-event.service.js';
+import { type OutboxView, outboxView } from './outbox-entry.js';
+import { OutboxStore } from './outbox.store.js';
+import { isSlackPayload, mapSlackPayload } from './slack-event.mapper.js';
+import { WebhookSignatureGuard } from './webhook-signature.guard.js';
+
+type WebhookAnswer = WebhookAccepted | { challenge: string } | { ok: true; ignored: string };
+
+/**
+ * The messaging surface (CONTRACT section 7). A class per configuration, because who may post
+ * to the webhook is route metadata: with SVC_MESSAGING_SECRET the route is public to the API-key
+ * guard and checked by its signature instead; without, it needs a key with `messaging:write`.
+ */
+export function messagingController(signedWebhook: boolean): Type {
+  const webhookAccess = signedWebhook
+    ? applyDecorators(Public(), UseGuards(WebhookSignatureGuard))
+    : RequirePermissions('messaging:write');
+
+  @Controller('v1/messaging')
+  class MessagingController {
+    private readonly pipe = createValidationPipe();
+    private readonly defaultTenant?: string;
+
+    constructor(
+      private readonly inbound: InboundEventService,
+      private readonly outbox: OutboxStore,
+      private readonly channels: ChannelRegistry,
+      config: ConfigService<GatewayConfig, true>,
+    ) {
+      this.defaultTenant = config.get('tenancy', { infer: true }).defaultTenant;
+    }
+
+    /**
+     * A generic event or a Slack Events API payload. Answers at once (the run goes on in the
+     * background) unless `?wait=true`; a repeated event answers `duplicate: true`.
+     */
+    @webhookAccess
+    @Post('webhook')
+    @HttpCode(200)
+    async webhook(
+      @Req() req: Request & AuthenticatedRequest,
+      @Query() query: WebhookQueryDto,
+    ): Promise<WebhookAnswer> {
+      const body: unknown = req.body;
+      let plain: unknown = body;
+      if (isSlackPayload(body)) {
+        const mapped = mapSlackPayload(body);
+        if (mapped.kind === 'challenge') return { challenge: mapped.challenge };
+        if (mapped.kind === 'ignored') return { ok: true, ignored: mapped.reason };
+        const tenantId = query.tenant_id ?? this.defaultTenant;
+        if (tenantId === undefined) {
+          throw new ValidationProblem([
+            {
+              path: 'tenant_id',
+              message: 'Slack events need ?tenant_id= on the webhook URL (or SVC_TENANT)',
+            },
+          ]);
+        }
+        plain = {
+          tenant_id: tenantId,
+          channel: 'chata',
+          conversation_id: mapped.conversationId,
+          user: mapped.user,
+          text: mapped.text,
+          event_id: mapped.eventId,
+        };
+      } else if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        throw new ValidationProblem([{ path: '', message: 'the body must be a JSON object' }]);
+      }
+      const event = (await this.pipe.transform(plain, {
+        type: 'body',
+        metatype: GenericEventDto,
+      })) as GenericEventDto;
+      if (query.tenant_id !== undefined && query.tenant_id !== event.tenant_id) {
+        throw new ValidationProblem([
+          { path: 'tenant_id', message: 'tenant_id in the query and in the body differ' },
+        ]);
+      }
+      if (req.principal) assertTenantAllowed(req.principal, [event.tenant_id]);
+      return this.inbound.accept(
+        {
+          tenantId: event.tenant_id,
+          channel: event.channel,
+          conversationId: event.conversation_id,
+          user: event.user,
+          text: event.text,
+          eventId: event.event_id,
+        },
+        { actor: req.principal?.keyId ?? `signed:${event.channel}`, wait: query.wait ?? false },
+      );
+    }
+
+    /** Public like the probes: configured adapters and the outbox's backlog, no tenant data. */
+    @Public()
+    @Get('webhook/health')
+    async health(@Res({ passthrough: true }) res: Response): Promise<Record<string, unknown>> {
+      const configured = this.channels.configured();
+      const base = {
+        signature_required: signedWebhook,
+        adapters: {
+          chata: { configured: configured.chata },
+          chatb: { configured: configured.chatb },
+        },
+      };
+      try {
+        const stats = await this.outbox.stats();
+        return {
+          status: 'ok',
+          ...base,
+          outbox: {
+            pending: stats.pending,
+            running: stats.running,
+            failed: stats.failed,
+            oldest_pending_age_ms: stats.oldestPendingAgeMs,
+          },
+        };
+      } catch (error) {
+        if (!(error instanceof StateUnavailableError)) throw error;
+        res.status(503);
+        return { status: 'unavailable', ...base, outbox: null, reason: error.message };
+      }
+    }
+
+    /** A tenant's outbox entries, newest first. */
+    @RequirePermissions('messaging:read')
+    @Get('outbox')
+    async list(
+      @Query() query: OutboxQueryDto,
+      @CurrentPrincipal() principal: Principal,
+    ): Promise<{ deliveries: OutboxView[] }> {
+      assertTenantAllowed(principal, [query.tenant_id]);
+      const entries = await this.outbox.list(query.tenant_id, query.status, query.limit ?? 50);
+      return { deliveries: entries.map(outboxView) };
+    }
+  }
+  return MessagingController;
+}

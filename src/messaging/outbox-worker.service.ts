@@ -1,0 +1,196 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { HttpAdapterHost } from '@nestjs/core';
+import { AuditSink } from '../audit/audit-sink.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { LeaseKeeper } from '../state/lease-keeper.service.js';
+import { ChannelRegistry } from './channel-registry.js';
+import { deliveryDelayMs } from './delivery-backoff.js';
+import type { AttemptResult, OutboxEntry } from './outbox-entry.js';
+import { OutboxStore } from './outbox.store.js';
+import { ReplyProducer } from './reply-producer.service.js';
+
+/** Entries one replica works on at once. */
+const MAX_IN_FLIGHT = 16;
+/** Delivered and failed entries are kept this long (they are also the events' dedupe records). */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
+const PRUNE_EVERY_MS = 60 * 60_000;
+/** A backend outage is logged once per this period, not on every poll. */
+const OUTAGE_LOG_EVERY_MS = 60_000;
+
+/**
+ * Delivers the outbox. Every replica polls for entries that are due (SVC_OUTBOX_POLL_MS) and
+ * claims each with a lease (`outbox:<id>`), so one replica works on an entry at a time; replies
+ * produced here are delivered at once without waiting for the poll. A failed attempt on 429,
+ * 5xx or a network error is retried with backoff (or after Retry-After) up to
+ * SVC_OUTBOX_MAX_ATTEMPTS, then the entry is `failed` and audited. An entry left `running`
+ * (its process stopped mid-run) is run again through the idempotent runner. Nothing here throws
+ * out of the timer; at shutdown polling stops and work in flight is awaited.
+ */
+@Injectable()
+export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(OutboxWorker.name);
+  private readonly pollMs: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly shutdownWaitMs: number;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private lastPrune = 0;
+  private lastOutageLog = 0;
+
+  constructor(
+    private readonly outbox: OutboxStore,
+    private readonly channels: ChannelRegistry,
+    private readonly leases: LeaseKeeper,
+    private readonly producer: ReplyProducer,
+    private readonly audit: AuditSink,
+    private readonly adapterHost: HttpAdapterHost,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    const messaging = config.get('messaging', { infer: true });
+    this.pollMs = messaging.outboxPollMs;
+    this.maxAttempts = messaging.outboxMaxAttempts;
+    this.retryBaseMs = messaging.outboxRetryBaseMs;
+    this.shutdownWaitMs = config.get('server', { infer: true }).shutdownTimeoutMs;
+  }
+
+  /**
+   * Polls in processes that serve HTTP (`svc serve`). `svc run` builds the same modules as a
+   * context without a server, and a one-off CLI run must not deliver or recover other messages.
+   */
+  onApplicationBootstrap(): void {
+    if (this.adapterHost.httpAdapter) this.schedule();
+  }
+
+  /** Runs before the HTTP server and the pool close: stop polling, let work in flight finish. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await waitAtMost([...this.inFlight.values()], this.shutdownWaitMs);
+  }
+
+  /** Delivers an entry that just became pending, without waiting for the next poll. */
+  deliverNow(entry: OutboxEntry): void {
+    if (!this.stopped) void this.start(entry);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.poll().finally(() => this.schedule());
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  /** One poll: prune now and then, then start work on due entries. Never throws. */
+  async poll(): Promise<void> {
+    try {
+      if (Date.now() - this.lastPrune >= PRUNE_EVERY_MS) {
+        this.lastPrune = Date.now();
+        const pruned = await this.outbox.prune(OUTBOX_RETENTION_MS);
+        if (pruned > 0) this.logger.log(`pruned ${pruned} finished outbox entries`);
+      }
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room <= 0) return;
+      // Ask for a few more than there is room for: some may be in flight here already.
+      for (const entry of await this.outbox.due(room + this.inFlight.size)) {
+        if (this.stopped || this.inFlight.size >= MAX_IN_FLIGHT) break;
+        void this.start(entry);
+      }
+      this.lastOutageLog = 0;
+    } catch (error) {
+      if (Date.now() - this.lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
+        this.lastOutageLog = Date.now();
+        this.logger.warn(`outbox poll failed: ${String(error)}`);
+      }
+    }
+  }
+
+  private start(entry: OutboxEntry): Promise<void> {
+    const key = `${entry.tenantId}\n${entry.id}`;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const work = this.handle(entry)
+      .catch((error: unknown) => this.logger.warn(`outbox entry ${entry.id}: ${String(error)}`))
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, work);
+    return work;
+  }
+
+  private async handle(seen: OutboxEntry): Promise<void> {
+    const lease = await this.leases.acquire(seen.tenantId, `outbox:${seen.id}`);
+    if (!lease) return; // another replica (or request) works on it
+    try {
+      let entry = await this.outbox.get(seen.tenantId, seen.id);
+      // Changed since we saw it: someone else acted on it, and it is not due before it says.
+      if (!entry || entry.status !== seen.status || entry.attempts !== seen.attempts) return;
+      if (entry.status === 'running') {
+        const produced = await this.producer.produce(entry);
+        if (!produced) return;
+        entry = produced.entry;
+      }
+      if (entry.status === 'pending') await this.attempt(entry);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  private async attempt(entry: OutboxEntry): Promise<void> {
+    const outcome = await this.channels.get(entry.channel).deliver(entry.reply ?? '');
+    const attempt = entry.attempts + 1;
+    let result: AttemptResult;
+    if (outcome.ok) {
+      result = { kind: 'delivered' };
+    } else if (outcome.retryable && attempt < this.maxAttempts) {
+      const delayMs = deliveryDelayMs(attempt, this.retryBaseMs, outcome.retryAfterMs);
+      result = { kind: 'retry', delayMs, error: outcome.error };
+      this.logger.warn(
+        `delivery of ${entry.id} to ${entry.channel} failed (attempt ${attempt}): ${outcome.error}; retrying in ${delayMs} ms`,
+      );
+    } else {
+      result = { kind: 'failed', error: outcome.error };
+    }
+    const recorded = await this.outbox.recordAttempt(
+      entry.tenantId,
+      entry.id,
+      entry.attempts,
+      result,
+    );
+    if (recorded && result.kind === 'failed') {
+      this.logger.warn(
+        `delivery of ${entry.id} to ${entry.channel} failed for good: ${result.error}`,
+      );
+      this.audit.record({
+        kind: 'messaging.delivery_failed',
+        tenantId: entry.tenantId,
+        actor: entry.actor,
+        details: {
+          id: entry.id,
+          channel: entry.channel,
+          conversation_id: entry.conversationId,
+          event_id: entry.eventId,
+          attempts: attempt,
+          error: result.error,
+        },
+      });
+    }
+  }
+}
+
+/** Resolves when every promise settled or after `ms`, whichever comes first. */
+export async function waitAtMost(work: Promise<unknown>[], ms: number): Promise<void> {
+  if (work.length === 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  await Promise.race([Promise.allSettled(work), timeout]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,46 @@
+import type {
+  AttemptResult,
+  NewOutboxEntry,
+  OutboxEntry,
+  OutboxStats,
+  OutboxStatus,
+} from './outbox-entry.js';
+
+/**
+ * The messaging outbox in the state backend (the DI token; one TypeORM implementation serves
+ * sqlite and PostgreSQL). Every change is one conditional statement, so replicas racing on an
+ * entry never both win.
+ */
+export abstract class OutboxStore {
+  /**
+   * Records an accepted event as `running`, due for recovery after `recoverAfterMs`. False when
+   * the entry already exists: the event is a duplicate.
+   */
+  abstract accept(entry: NewOutboxEntry, recoverAfterMs: number): Promise<boolean>;
+  abstract get(tenantId: string, id: string): Promise<OutboxEntry | null>;
+  /** `running` → `pending` with the reply, due at once; null when the entry was not running. */
+  abstract setReply(tenantId: string, id: string, reply: string): Promise<OutboxEntry | null>;
+  /** Moves a `running` entry's recovery `delayMs` into the future. */
+  abstract postpone(tenantId: string, id: string, delayMs: number): Promise<void>;
+  /**
+   * Records the outcome of a delivery attempt on a `pending` entry still at `attempts`
+   * (another replica's attempt in between makes this a no-op); false when it was not.
+   */
+  abstract recordAttempt(
+    tenantId: string,
+    id: string,
+    attempts: number,
+    result: AttemptResult,
+  ): Promise<boolean>;
+  /** Unfinished entries that are due now (database clock), oldest first, of every tenant. */
+  abstract due(limit: number): Promise<OutboxEntry[]>;
+  /** A tenant's entries, newest first. */
+  abstract list(
+    tenantId: string,
+    status: OutboxStatus | undefined,
+    limit: number,
+  ): Promise<OutboxEntry[]>;
+  abstract stats(): Promise<OutboxStats>;
+  /** Deletes finished entries older than `ageMs`; returns how many. */
+  abstract prune(ageMs: number): Promise<number>;
+}

@@ -1,0 +1,96 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { AgentRunner } from '../agent/agent-runner.service.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { ProblemException } from '../http/problem.js';
+import type { RunStatus } from '../runs/run-record.js';
+import { LeaseLostError, StateUnavailableError } from '../state/state-store.js';
+import type { NewOutboxEntry, OutboxEntry } from './outbox-entry.js';
+import { OutboxStore } from './outbox.store.js';
+
+/** Posted when the model answered with nothing (chat webhooks refuse an empty text). */
+export const EMPTY_REPLY = '(no answer)';
+
+export interface ProducedReply {
+  /** The entry, now `pending` with its reply. */
+  entry: OutboxEntry;
+  runStatus: RunStatus;
+}
+
+/**
+ * A run that cannot finish now but will later: it runs elsewhere (409), its lease was lost, or
+ * the backend is down. The entry stays `running` and the worker retries it.
+ */
+function finishesLater(error: unknown): boolean {
+  return (
+    error instanceof StateUnavailableError ||
+    error instanceof LeaseLostError ||
+    (error instanceof ProblemException && error.getStatus() === 409)
+  );
+}
+
+/**
+ * Runs the agent for an accepted chat event, through AgentRunner only, and stores the reply in
+ * the outbox. The run id is the entry id, so a second attempt (after a crash, or by another
+ * replica) returns the stored run instead of running it again. A run that fails answers the chat
+ * with a short apology that names the run, so the person is not left waiting; its cause is in
+ * the run record and the audit trail.
+ */
+@Injectable()
+export class ReplyProducer {
+  private readonly logger = new Logger(ReplyProducer.name);
+  private readonly maxTurns: number;
+  /** How long an entry may stay `running` before the worker looks at it again. */
+  readonly recoverAfterMs: number;
+
+  constructor(
+    private readonly runner: AgentRunner,
+    private readonly outbox: OutboxStore,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.maxTurns = config.get('provider', { infer: true }).maxTurns;
+    this.recoverAfterMs = 2 * config.get('state', { infer: true }).leaseTtlMs;
+  }
+
+  /** The reply, or null when the entry is left for later (or another process produced it). */
+  async produce(entry: NewOutboxEntry): Promise<ProducedReply | null> {
+    let reply: string;
+    let runStatus: RunStatus;
+    try {
+      const run = await this.runner.run({
+        tenantId: entry.tenantId,
+        agent: 'default',
+        toolset: 'default',
+        input: [{ role: 'user', content: entry.text }],
+        runId: entry.id,
+        sessionId: entry.sessionId,
+        maxTurns: this.maxTurns,
+        multitask: 'enqueue',
+        metadata: {
+          channel: entry.channel,
+          conversation_id: entry.conversationId,
+          event_id: entry.eventId,
+          user: entry.user,
+        },
+        actor: entry.actor,
+      });
+      reply = run.text.trim() === '' ? EMPTY_REPLY : run.text;
+      runStatus = run.status;
+    } catch (error) {
+      if (finishesLater(error)) {
+        this.logger.warn(`run ${entry.id} cannot finish now (${String(error)}); retrying later`);
+        await this.outbox
+          .postpone(entry.tenantId, entry.id, this.recoverAfterMs)
+          .catch((cause: unknown) =>
+            this.logger.warn(`could not postpone ${entry.id}: ${String(cause)}`),
+          );
+        return null;
+      }
+      this.logger.warn(`run ${entry.id} failed: ${String(error)}`);
+      reply = `Sorry, I could not answer that. (reference: ${entry.id})`;
+      runStatus = 'failed';
+    }
+    const stored = await this.outbox.setReply(entry.tenantId, entry.id, reply);
+    return stored ? { entry: stored, runStatus } : null;
+  }
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { postWebhook } from './webhook-poster.js';
+
+/** A local chat webhook whose answer depends on the path. */
+describe('postWebhook', () => {
+  let server: Server;
+  let base = '';
+  const received: unknown[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(text));
+        const answers: Record<string, () => void> = {
+          '/ok': () => res.writeHead(200).end('ok'),
+          '/accepted': () => res.writeHead(202).end(),
+          '/down': () => res.writeHead(503).end('maintenance'),
+          '/busy': () => res.writeHead(429, { 'retry-after': '7' }).end('rate_limited'),
+          '/bad': () => res.writeHead(400).end(`invalid_payload at ${base}/bad`),
+          '/moved': () => res.writeHead(302, { location: 'http://elsewhere.test/' }).end(),
+          '/slow': () => setTimeout(() => res.writeHead(200).end('late'), 1000),
+        };
+        (answers[req.url ?? ''] ?? (() => res.writeHead(404).end()))();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('posts the message as JSON and reports any 2xx as delivered', async () => {
+    await expect(postWebhook(`${base}/ok`, { text: 'hi' })).resolves.toEqual({
+      ok: true,
+      status: 200,
+    });
+    expect(received.at(-1)).toEqual({ text: 'hi' });
+    await expect(postWebhook(`${base}/accepted`, {})).resolves.toEqual({ ok: true, status: 202 });
+  });
+
+  it('marks 5xx and 429 retryable, with Retry-After', async () => {
+    await expect(postWebhook(`${base}/down`, {})).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      retryAfterMs: undefined,
+      error: 'webhook answered HTTP 503: maintenance',
+    });
+    await expect(postWebhook(`${base}/busy`, {})).resolves.toMatchObject({
+      ok: false,
+      retryable: true,
+      retryAfterMs: 7000,
+    });
+  });
+
+  it('does not retry other 4xx or follow redirects, and never names the address', async () => {
+    const bad = await postWebhook(`${base}/bad`, {});
+    expect(bad).toMatchObject({ ok: false, retryable: false });
+    expect(JSON.stringify(bad)).not.toContain(base);
+    expect(JSON.stringify(bad)).toContain('<webhook>');
+    await expect(postWebhook(`${base}/moved`, {})).resolves.toMatchObject({
+      ok: false,
+      retryable: false,
+      error: 'webhook answered HTTP 302',
+    });
+  });
+
+  it('retries an unreachable webhook or one that does not answer in time', async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const unreachable = await postWebhook(`http://127.0.0.1:${closed}/secret-path`, {});
+    expect(unreachable).toMatchObject({ ok: false, retryable: true });
+    expect(JSON.stringify(unreachable)).not.toContain('secret-path');
+    await expect(postWebhook(`${base}/slow`, {}, 100)).resolves.toEqual({
+      ok: false,
+      retryable: true,
+      error: 'webhook did not answer within 100 ms',
+    });
+  });
+});

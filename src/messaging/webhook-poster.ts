@@ -1,0 +1,61 @@
+import { describeNetworkError, quoteUpstream } from '../providers/provider-errors.js';
+import { parseRetryAfter } from '../providers/provider-retry.js';
+import { readBoundedText } from '../providers/bounded-body.js';
+
+/** One delivery attempt may take this long, connection and answer included. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** Chat webhooks answer `ok` or a short error code; more is not worth reading. */
+const ANSWER_BYTES = 4 * 1024;
+
+/** What one POST to a chat webhook came to. Errors never contain the webhook's address. */
+export type DeliveryOutcome =
+  | { ok: true; status: number }
+  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string };
+
+/** Worth another attempt: rate limited, a server-side failure, or no answer at all. */
+function retryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/**
+ * POSTs a JSON message to a chat system's incoming webhook. Redirects are not followed (the
+ * address is a credential, and a redirect would hand the message to another host); 2xx is
+ * delivered; 408, 429, 5xx, network errors and timeouts may be retried; other answers will not
+ * change by retrying.
+ */
+export async function postWebhook(
+  url: string,
+  message: unknown,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<DeliveryOutcome> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const scrub = (text: string) => quoteUpstream(text.split(url).join('<webhook>'));
+  try {
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-gateway' },
+      body: JSON.stringify(message),
+      redirect: 'manual',
+      signal: timeout,
+    });
+    const { text } = await readBoundedText(response, ANSWER_BYTES);
+    if (response.status >= 200 && response.status < 300)
+      return { ok: true, status: response.status };
+    const quote = scrub(text);
+    return {
+      ok: false,
+      retryable: retryableStatus(response.status),
+      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+      error: `webhook answered HTTP ${response.status}${quote ? `: ${quote}` : ''}`,
+    };
+  } catch (error) {
+    if (timeout.aborted) {
+      return { ok: false, retryable: true, error: `webhook did not answer within ${timeoutMs} ms` };
+    }
+    return {
+      ok: false,
+      retryable: true,
+      error: `webhook unreachable: ${scrub(describeNetworkError(error))}`,
+    };
+  }
+}

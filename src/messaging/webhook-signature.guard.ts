@@ -1,0 +1,50 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { Request } from 'express';
+import { AuditSink } from '../audit/audit-sink.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import type { RawBodyRequest } from '../http/json-body.middleware.js';
+import { ProblemException } from '../http/problem.js';
+import { verifySignature } from './webhook-signature.js';
+
+function header(req: Request, ...names: string[]): string | undefined {
+  for (const name of names) {
+    const value = req.headers[name];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return undefined;
+}
+
+/**
+ * Guards the inbound webhook when SVC_MESSAGING_SECRET is set (the route is then public to the
+ * API-key guard): a Slack-style signature over the raw body, under Slack's header names or the
+ * neutral `X-Signature` / `X-Timestamp`. Anything else is a 401 and is audited.
+ */
+@Injectable()
+export class WebhookSignatureGuard implements CanActivate {
+  private readonly secret: string;
+
+  constructor(
+    config: ConfigService<GatewayConfig, true>,
+    private readonly audit: AuditSink,
+  ) {
+    const secret = config.get('messaging', { infer: true }).secret;
+    if (secret === undefined) throw new Error('WebhookSignatureGuard needs SVC_MESSAGING_SECRET');
+    this.secret = secret;
+  }
+
+  canActivate(context: ExecutionContext): boolean {
+    const req = context.switchToHttp().getRequest<Request & RawBodyRequest>();
+    const check = verifySignature(this.secret, {
+      signature: header(req, 'x-slack-signature', 'x-signature'),
+      timestamp: header(req, 'x-slack-request-timestamp', 'x-timestamp'),
+      body: req.rawBody ?? Buffer.alloc(0),
+    });
+    if (check.ok) return true;
+    this.audit.record({
+      kind: 'auth.failed',
+      details: { status: 401, method: req.method, path: req.path, reason: check.reason },
+    });
+    throw new ProblemException(401, check.reason, 'invalid-signature');
+  }
+}
