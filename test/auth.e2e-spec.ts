@@ -13,8 +13,18 @@ const KEYS = {
   runner: 'global-runner-key-1',
   auditor: 'acme-auditor-key-1',
 };
-// CONTRACT 2: the probes and the MCP host's health route are public.
-const PUBLIC_PATHS = ['/healthz', '/readyz', '/health', '/mcp/health'];
+// CONTRACT 2: the probes and the MCP host's health route are public; so are the studio page's
+// static files, which hold no data (docs/decisions.md).
+const PUBLIC_PATHS = [
+  '/healthz',
+  '/readyz',
+  '/health',
+  '/mcp/health',
+  '/studio',
+  '/studio/studio.js',
+  '/studio/studio.css',
+  '/studio/favicon.svg',
+];
 
 function keysFile(): string {
   return writeKeysFile({
