@@ -18,6 +18,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+COPY studio-ui ./studio-ui
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080

@@ -25,6 +25,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // The studio page runs in the browser, not in Node.
+    files: ['studio-ui/**/*.js'],
+    languageOptions: { globals: globals.browser, sourceType: 'module' },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

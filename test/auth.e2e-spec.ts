@@ -13,13 +13,18 @@ const KEYS = {
   runner: 'global-runner-key-1',
   auditor: 'acme-auditor-key-1',
 };
-// CONTRACT 2: the probes and the MCP host's and messaging webhook's health routes are public.
+// CONTRACT 2: the probes and the MCP host's and messaging webhook's health routes are public;
+// so are the studio page's static files, which hold no data (docs/decisions.md).
 const PUBLIC_PATHS = [
   '/healthz',
   '/readyz',
   '/health',
   '/mcp/health',
   '/v1/messaging/webhook/health',
+  '/studio',
+  '/studio/studio.js',
+  '/studio/studio.css',
+  '/studio/favicon.svg',
 ];
 
 function keysFile(): string {

@@ -27,6 +27,7 @@ import { ProvidersModule } from '../providers/providers.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
+import { StudioModule } from '../studio/studio.module.js';
 import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MessagingModule } from '../messaging/messaging.module.js';
@@ -68,6 +69,7 @@ export class AppModule implements NestModule {
         AgentModule,
         ApprovalModule,
         BoardModule,
+        StudioModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
         MessagingModule.forRoot(config.messaging),
       ],

@@ -8,7 +8,7 @@ export interface PackageInfo {
 }
 
 /** package.json of the gateway, found by walking up from this file (works from src/ and dist/). */
-function readPackageInfo(): PackageInfo {
+function readPackageInfo(): PackageInfo & { root: string } {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const candidate = join(dir, 'package.json');
@@ -18,7 +18,7 @@ function readPackageInfo(): PackageInfo {
         version?: string;
       };
       if (pkg.name === 'svc-gateway' && pkg.version)
-        return { name: pkg.name, version: pkg.version };
+        return { name: pkg.name, version: pkg.version, root: dir };
     }
     const parent = dirname(dir);
     if (parent === dir) throw new Error('package.json of svc-gateway not found');
@@ -26,4 +26,9 @@ function readPackageInfo(): PackageInfo {
   }
 }
 
-export const PACKAGE: PackageInfo = readPackageInfo();
+const found = readPackageInfo();
+
+export const PACKAGE: PackageInfo = { name: found.name, version: found.version };
+
+/** The gateway's own directory (where package.json is), for files shipped beside the code. */
+export const PACKAGE_ROOT: string = found.root;

@@ -12,6 +12,8 @@ export const SURFACES: Readonly<Record<string, string>> = {
   sessions: '/v1/sessions/{session_id}',
   audit: '/v1/audit',
   board: '/v1/board',
+  studio: '/v1/studio',
+  studio_page: '/studio',
   mcp: '/mcp/',
   mcp_health: '/mcp/health',
   messaging_webhook: '/v1/messaging/webhook',

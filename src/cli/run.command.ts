@@ -12,6 +12,7 @@ import { loadConfig } from '../config/load-config.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { StateDatabase } from '../state/state-database.service.js';
 import { CliFailure } from './cli-errors.js';
+import { GatewayClient } from './gateway-client.js';
 import { SvcCommand } from './svc-command.js';
 
 interface RunOptions {
@@ -23,6 +24,7 @@ interface RunOptions {
   model?: string;
   maxTurns?: string;
   json?: boolean;
+  url?: string;
 }
 
 async function readStdin(): Promise<string | undefined> {
@@ -34,6 +36,12 @@ async function readStdin(): Promise<string | undefined> {
 }
 
 function humanOutput(record: RunRecord): string {
+  if (record.status === 'paused') {
+    return (
+      `run ${record.run_id} paused: node ${record.pending_node ?? '?'} waits for approval ` +
+      `(POST /v1/runs/${record.run_id}/approve or /deny)\n`
+    );
+  }
   return (
     `${record.text}\n\n` +
     `turns: ${record.turns} · tool calls: ${record.tool_calls} · finish: ${record.finish_reason} · ` +
@@ -41,34 +49,62 @@ function humanOutput(record: RunRecord): string {
   );
 }
 
+/** The body of POST /v1/agent/run, checked here as the gateway would check it. */
+async function runBody(
+  options: RunOptions,
+  defaultTenant: string | undefined,
+): Promise<RunAgentDto> {
+  const tenant = options.tenant ?? defaultTenant;
+  if (!tenant) throw new CliFailure('--tenant is required (or set SVC_TENANT)');
+  const prompt = options.prompt ?? (await readStdin());
+  if (prompt === undefined)
+    throw new CliFailure('--prompt is required (or pipe the prompt on stdin)');
+  const dto = plainToInstance(RunAgentDto, {
+    tenant_id: tenant,
+    prompt,
+    agent: options.agent,
+    toolset: options.toolset,
+    session_id: options.session,
+    model: options.model,
+    max_turns: options.maxTurns === undefined ? undefined : Number(options.maxTurns),
+  });
+  const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
+  if (problems.length > 0) throw new CliFailure(problems.join('; '));
+  return dto;
+}
+
 @Command({
   name: 'run',
-  description: 'Run an agent in-process (no server) on the configured backend and provider',
+  description:
+    'Run an agent in-process (no server) on the configured backend and provider, or on a ' +
+    'serving gateway with --url',
 })
 export class RunCommand extends SvcCommand {
   async run(_args: string[], options: RunOptions = {}): Promise<void> {
+    const record =
+      options.url === undefined ? await this.runHere(options) : await this.runThere(options);
+    process.stdout.write(
+      options.json ? `${JSON.stringify(record, null, 2)}\n` : humanOutput(record),
+    );
+  }
+
+  /**
+   * POST /v1/agent/run on a serving gateway with SVC_API_KEY: the run is that gateway's (its
+   * backend, provider, audit and studio). Of the local configuration only SVC_TENANT is read.
+   */
+  private async runThere(options: RunOptions): Promise<RunRecord> {
+    const client = GatewayClient.fromEnv(options.url);
+    const body = await runBody(options, process.env.SVC_TENANT || undefined);
+    const answer = await client.call<RunRecord>('run', 'POST', '/v1/agent/run', { body });
+    return answer.body;
+  }
+
+  private async runHere(options: RunOptions): Promise<RunRecord> {
     // Logs go to stderr so that stdout carries only the reply (or the JSON).
     const loaded = loadConfig({ SVC_LOG_LEVEL: 'warn', ...process.env });
     // A one-shot process must not adopt other replicas' unfinished runs.
     const config = { ...loaded, state: { ...loaded.state, takeOverRuns: false } };
-    const tenant = options.tenant ?? config.tenancy.defaultTenant;
-    if (!tenant) throw new CliFailure('--tenant is required (or set SVC_TENANT)');
-    const prompt = options.prompt ?? (await readStdin());
-    if (prompt === undefined)
-      throw new CliFailure('--prompt is required (or pipe the prompt on stdin)');
-
-    const dto = plainToInstance(RunAgentDto, {
-      tenant_id: tenant,
-      prompt,
-      agent: options.agent,
-      toolset: options.toolset,
-      session_id: options.session,
-      model: options.model,
-      max_turns: options.maxTurns === undefined ? undefined : Number(options.maxTurns),
-    });
-    const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
-    if (problems.length > 0) throw new CliFailure(problems.join('; '));
-
+    const dto = await runBody(options, config.tenancy.defaultTenant);
     const app = await NestFactory.createApplicationContext(
       await AppModule.forRoot(config, { logDestination: destination(2) }),
       { logger: false, abortOnError: false },
@@ -81,10 +117,7 @@ export class RunCommand extends SvcCommand {
         );
       }
       const request = toRunRequest(dto, { maxTurns: config.provider.maxTurns }, 'cli');
-      const record = await app.get(AgentRunner).run(request);
-      process.stdout.write(
-        options.json ? `${JSON.stringify(record, null, 2)}\n` : humanOutput(record),
-      );
+      return await app.get(AgentRunner).run(request);
     } catch (error) {
       if (error instanceof HttpException) {
         throw new CliFailure(`run failed (${error.getStatus()}): ${error.message}`);
@@ -136,5 +169,13 @@ export class RunCommand extends SvcCommand {
   @Option({ flags: '--json', description: 'print the run as JSON' })
   parseJson(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--url <url>',
+    description: 'run on this serving gateway instead (POST /v1/agent/run, key SVC_API_KEY)',
+  })
+  parseUrl(value: string): string {
+    return value;
   }
 }

@@ -230,7 +230,22 @@ export class GraphRunner {
       await this.settle(run);
       return record;
     } catch (error) {
-      if (lostTheRun(error, signal)) throw error;
+      if (lostTheRun(error, signal)) {
+        // Nothing is recorded (the run goes on elsewhere from its checkpoint), but this
+        // process's part of it ended: observers must not see it running here forever.
+        const lost = runError(error);
+        this.events.settled({
+          ...record,
+          status: 'failed',
+          finish_reason: 'error',
+          error: {
+            ...lost,
+            detail: `stopped on this replica (${signal.aborted ? 'shutting down' : lost.detail}); the run continues from its checkpoint`,
+          },
+          ended_at: now(),
+        });
+        throw error;
+      }
       await this.fail(run, error);
       throw error;
     }

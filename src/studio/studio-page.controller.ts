@@ -1,0 +1,63 @@
+import { Controller, Get, Logger, NotFoundException, type OnModuleInit, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { Public } from '../auth/auth.decorators.js';
+import {
+  STUDIO_CSP,
+  STUDIO_UI_DIR,
+  type StudioAsset,
+  loadStudioAssets,
+} from './studio-page.assets.js';
+
+/**
+ * The studio web page (`/studio`): static files from `studio-ui/`, public because they hold no
+ * data. The page asks for an API key and reads everything it shows from /v1/studio, /v1/board
+ * and /v1/runs with it, so the key's permissions and tenant decide what it sees and may do.
+ */
+@Public()
+@Controller('studio')
+export class StudioPageController implements OnModuleInit {
+  private readonly logger = new Logger(StudioPageController.name);
+  private assets = new Map<string, StudioAsset>();
+
+  onModuleInit(): void {
+    this.assets = loadStudioAssets();
+    if (this.assets.size === 0) {
+      this.logger.warn(`studio page files not found in ${STUDIO_UI_DIR}: /studio answers 404`);
+    }
+  }
+
+  @Get()
+  page(@Res() res: Response): void {
+    this.send('/studio', res);
+  }
+
+  @Get('studio.js')
+  script(@Res() res: Response): void {
+    this.send('/studio/studio.js', res);
+  }
+
+  @Get('studio.css')
+  style(@Res() res: Response): void {
+    this.send('/studio/studio.css', res);
+  }
+
+  @Get('favicon.svg')
+  icon(@Res() res: Response): void {
+    this.send('/studio/favicon.svg', res);
+  }
+
+  private send(path: string, res: Response): void {
+    const asset = this.assets.get(path);
+    if (!asset) throw new NotFoundException(`the studio page is not installed (${path})`);
+    res.set({
+      'Content-Type': asset.type,
+      'Content-Security-Policy': STUDIO_CSP,
+      'X-Content-Type-Options': 'nosniff',
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'no-cache',
+    });
+    // Express adds an ETag, answers 304 to a matching If-None-Match and leaves out HEAD bodies.
+    res.status(200).send(asset.body);
+  }
+}
