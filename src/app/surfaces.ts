@@ -14,4 +14,5 @@ export const SURFACES: Readonly<Record<string, string>> = {
   board: '/v1/board',
   mcp: '/mcp/',
   mcp_health: '/mcp/health',
+  metrics: '/metrics',
 };
