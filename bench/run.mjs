@@ -19,10 +19,12 @@ import {
   jsonSummary,
   latencyReport,
   stateReport,
+  tracingReport,
   warnings,
 } from './lib/report.mjs';
 import { AGENT_RUN, INFO, TOOL_CALL } from './lib/routes.mjs';
 import { stateBench } from './state.bench.mjs';
+import { tracingBench } from './tracing.bench.mjs';
 
 /** The request each part measures against the node:http baseline. */
 const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN };
@@ -74,6 +76,12 @@ try {
     process.stderr.write(`bench: state backend (${options.state.backends.join(', ')})...\n`);
     results.state = await stateBench(options.state, tmpDir);
     console.log(`${stateReport(results.state, options.state)}\n`);
+  }
+
+  if (only.has('tracing')) {
+    process.stderr.write('bench: tracing cost (in-memory spans vs OTEL_SDK_DISABLED)...\n');
+    results.tracing = await tracingBench(options.http, tmpDir);
+    console.log(`${tracingReport(results.tracing, options.http)}\n`);
   }
 
   for (const warning of warnings(results)) console.log(warning);

@@ -22,7 +22,7 @@ describe.each(BACKENDS)('agent runs on the echo provider (%s)', (backend) => {
       finish_reason: 'stop',
       turns: 1,
       tool_calls: 0,
-      trace_id: null,
+      trace_id: expect.stringMatching(/^[0-9a-f]{32}$/),
     });
     expect(res.body.run_id).toEqual(expect.any(String));
     expect(res.body.session_id).toEqual(expect.any(String));

@@ -7,6 +7,7 @@ import { type BackendFixture, createBackend } from './support/backends.js';
 import { collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';
+import { Tracing } from '../src/telemetry/tracing.service.js';
 import {
   type ToolEndpoint,
   registerRouteTool,
@@ -136,6 +137,17 @@ describe('a graph run whose owner process is killed (PostgreSQL, two instances)'
     );
     expect(runs).toEqual({ fetch: 1, work: 2, report: 1 });
     expect(finished.graph?.takeovers).toBe(1);
+
+    // The record keeps the trace of the owner's execution; the survivor's span links to it.
+    expect(finished.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    const resumed = survivor.app
+      .get(Tracing)
+      .recentSpans()
+      .find((span) => span.attributes['svc.run.resumed'] === 'takeover');
+    expect(resumed?.name).toBe('invoke_agent durable');
+    expect(resumed?.links.map((link) => link.context.traceId)).toEqual([finished.trace_id]);
+    const metrics = await request(survivor.url).get('/metrics').set(auth).expect(200);
+    expect(metrics.text).toMatch(/^svc_lease_takeovers_total 1$/m);
 
     // The run is done: asking for it again returns it without running anything.
     const again = await request(survivor.url)

@@ -125,6 +125,19 @@ export function stateReport(state, options) {
   ].join('\n');
 }
 
+export function tracingReport(tracing, options) {
+  const rows = [
+    ['tracing off', fixed(tracing.off.reqPerSec, 0), ...loadCells(tracing.off)],
+    ['in-memory spans', fixed(tracing.memory.reqPerSec, 0), ...loadCells(tracing.memory)],
+  ];
+  const { reqPerSec, cpuUsPerReq } = tracing.memoryOverOff;
+  return [
+    loadTitle(`Tracing cost, ${tracing.route} (echo provider, 2 turns, 1 tool call)`, options),
+    renderTable(['gateway', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    `in-memory/off: runs/s ${times(reqPerSec, 3)}, CPU us/run ${times(cpuUsPerReq, 2)}`,
+  ].join('\n');
+}
+
 /** Every HTTP measurement in `results` with its path (`agent.sqlite.plain`). */
 function* loadResults(value, path) {
   if (!value || typeof value !== 'object') return;

@@ -29,6 +29,14 @@ export const AGENT_RUN = {
   body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello' }),
 };
 
+/** One agent run with a tool call: two model turns (echo provider) and the calculator. */
+export const TOOL_RUN = {
+  method: 'POST',
+  path: '/v1/agent/run',
+  headers: JSON_AUTH,
+  body: JSON.stringify({ tenant_id: TENANT, prompt: '/tool calculator {"expression":"1+2"}' }),
+};
+
 /**
  * AGENT_RUN with a caller-chosen `run_id`, a new one for every request (a counter behind a random
  * prefix), so every request pays the idempotency round trips and none is a replay.

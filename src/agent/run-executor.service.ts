@@ -7,13 +7,15 @@ import { RunRecordStore } from '../runs/run-record.store.js';
 import { ConversationStore } from '../sessions/conversation.store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { AgentLoop } from '../loop/agent-loop.service.js';
+import { RunTracing } from '../telemetry/run-tracing.service.js';
 import type { RunRequest } from './run-request.js';
 
 /**
  * One run, start to end: continue the session's conversation, run the agent loop with the
  * toolset's tools, checkpoint the conversation after every turn (with its version, so a stale
  * writer fails instead of overwriting), and record the outcome. A failure is recorded as a
- * `failed` run and rethrown, so the caller gets the problem (502/504 for a model failure).
+ * `failed` run and rethrown, so the caller gets the problem (502/504 for a model failure). The
+ * run is one `invoke_agent` span, whose trace id the record carries.
  */
 @Injectable()
 export class RunExecutor {
@@ -26,12 +28,26 @@ export class RunExecutor {
     private readonly records: RunRecordStore,
     private readonly audit: AuditSink,
     private readonly events: RunEvents,
+    private readonly tracing: RunTracing,
   ) {}
 
-  async execute(
+  execute(
     request: RunRequest,
     runId: string,
     sessionId: string,
+    signal?: AbortSignal,
+  ): Promise<RunRecord> {
+    const { agent, tenantId } = request;
+    return this.tracing.trace({ agent, runId, sessionId, tenantId }, ({ traceId }) =>
+      this.executeTraced(request, runId, sessionId, traceId, signal),
+    );
+  }
+
+  private async executeTraced(
+    request: RunRequest,
+    runId: string,
+    sessionId: string,
+    traceId: string | null,
     signal?: AbortSignal,
   ): Promise<RunRecord> {
     const { tenantId } = request;
@@ -52,7 +68,7 @@ export class RunExecutor {
       turns: 0,
       tool_calls: 0,
       messages: request.input,
-      trace_id: null,
+      trace_id: traceId,
       ...(request.metadata ? { metadata: request.metadata } : {}),
       started_at: new Date().toISOString(),
       ended_at: null,

@@ -23,6 +23,7 @@ import { createValidationPipe } from '../http/validation.pipe.js';
 import { LoggingModule } from '../logging/logging.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { StateModule } from '../state/state.module.js';
+import { TelemetryModule } from '../telemetry/telemetry.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { RunsModule } from '../runs/runs.module.js';
@@ -55,6 +56,7 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         await GatewayConfigModule.forRoot(config),
+        TelemetryModule.forRoot(config.telemetry),
         LoggingModule.forRoot(config.server, options.logDestination),
         AuditModule,
         AuthModule,

@@ -19,4 +19,5 @@ export const SURFACES: Readonly<Record<string, string>> = {
   messaging_webhook: '/v1/messaging/webhook',
   messaging_health: '/v1/messaging/webhook/health',
   messaging_outbox: '/v1/messaging/outbox',
+  metrics: '/metrics',
 };

@@ -14,7 +14,15 @@ export function permits(granted: readonly string[], required: string): boolean {
 /** Built-in roles; a role of the same name in SVC_KEYS_FILE replaces one of these. */
 export const BUILT_IN_ROLES: Readonly<Record<string, readonly string[]>> = {
   admin: ['*'],
-  operator: ['runs:*', 'tools:*', 'approve:*', 'studio:*', 'board:*', 'messaging:*'],
+  operator: [
+    'runs:*',
+    'tools:*',
+    'approve:*',
+    'studio:*',
+    'board:*',
+    'messaging:*',
+    'metrics:read',
+  ],
   runner: ['runs:*', 'tools:*', 'board:*', 'messaging:*'],
   viewer: ['studio:read', 'runs:read', 'messaging:read'],
 };

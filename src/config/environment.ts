@@ -134,6 +134,15 @@ export class Environment {
   // --- board and telemetry ---
   @IsOptional() @IsString() SVC_BOARD_DB?: string;
   @IsOptional() @IsHttpUrl() OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  @IsOptional()
+  @Transform(parseBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  OTEL_SDK_DISABLED?: boolean;
+  @IsOptional() @IsString() @MaxLength(128) OTEL_SERVICE_NAME?: string;
+  @IsOptional()
+  @Transform(parseBoolean)
+  @IsBoolean({ message: 'must be true or false' })
+  SVC_METRICS_PUBLIC?: boolean;
 }
 
 /** Variables whose values must never be echoed in an error message or a log line. */

@@ -12,7 +12,18 @@ export interface GatewayConfig {
   mcp: McpConfig;
   messaging: MessagingConfig;
   board: { dbPath: string };
-  telemetry: { otlpEndpoint?: string };
+  telemetry: TelemetryConfig;
+}
+
+export interface TelemetryConfig {
+  /** OTLP/HTTP collector base URL; spans go to `<endpoint>/v1/traces`. Unset: kept in memory. */
+  otlpEndpoint?: string;
+  /** False with OTEL_SDK_DISABLED=true: no spans at all (run `trace_id` is null). */
+  tracing: boolean;
+  /** `service.name` of the spans and metrics (OTEL_SERVICE_NAME). */
+  serviceName: string;
+  /** `GET /metrics` answers without a key (SVC_METRICS_PUBLIC=true). */
+  metricsPublic: boolean;
 }
 
 export interface ServerConfig {

@@ -30,7 +30,30 @@ describe('loadConfig', () => {
     expect(config.provider).toMatchObject({ kind: 'echo', timeoutMs: 60_000, maxTurns: 8 });
     expect(config.tools.timeoutMs).toBe(30_000);
     expect(config.auth).toMatchObject({ apiKey: undefined, rateLimitPerMin: 1200 });
-    expect(config.telemetry.otlpEndpoint).toBeUndefined();
+    expect(config.telemetry).toEqual({
+      otlpEndpoint: undefined,
+      tracing: true,
+      serviceName: 'svc-gateway',
+      metricsPublic: false,
+    });
+  });
+
+  it('reads the telemetry variables', () => {
+    const config = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318',
+      OTEL_SDK_DISABLED: 'true',
+      OTEL_SERVICE_NAME: 'gateway-eu',
+      SVC_METRICS_PUBLIC: 'yes',
+    });
+    expect(config.telemetry).toEqual({
+      otlpEndpoint: 'http://otel:4318',
+      tracing: false,
+      serviceName: 'gateway-eu',
+      metricsPublic: true,
+    });
+    expect(errorOf({ SVC_METRICS_PUBLIC: 'maybe' })).toBe(
+      'SVC_METRICS_PUBLIC must be true or false (got "maybe")',
+    );
   });
 
   it('reads every variable of the spec table', () => {

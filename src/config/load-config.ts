@@ -118,6 +118,11 @@ export function loadConfig(
       outboxRetryBaseMs: env.SVC_OUTBOX_RETRY_BASE_MS ?? 2000,
     },
     board: { dbPath: env.SVC_BOARD_DB ?? './data/board.sqlite' },
-    telemetry: { otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT },
+    telemetry: {
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      tracing: !(env.OTEL_SDK_DISABLED ?? false),
+      serviceName: env.OTEL_SERVICE_NAME ?? 'svc-gateway',
+      metricsPublic: env.SVC_METRICS_PUBLIC ?? false,
+    },
   };
 }

@@ -8,6 +8,9 @@ import type { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import type { JsonValue } from '../state/state-store.js';
 import type { ToolSpec } from '../tools/tool.types.js';
+import { ATTR_SVC_GRAPH_STEP_STATUS } from '../telemetry/semconv.js';
+import { stepSpan } from '../telemetry/span-specs.js';
+import { type Tracing, markFailed } from '../telemetry/tracing.service.js';
 import type { StepRunner } from './step-runner.service.js';
 
 export type GraphRecord = RunRecord & { graph: GraphRunState };
@@ -18,6 +21,7 @@ export interface ExecutionServices {
   provider: ChatProvider;
   audit: AuditSink;
   events: RunEvents;
+  tracing: Tracing;
 }
 
 const now = () => new Date().toISOString();
@@ -101,9 +105,28 @@ export class GraphExecution {
     return true;
   }
 
-  /** Runs a step, checkpointing it as `running` before and with its outcome after. */
+  /**
+   * Runs a step, checkpointing it as `running` before and with its outcome after; one
+   * `graph.step {id}` span, failed when the step fails.
+   */
   async runStep(id: string, callArguments?: JsonValue): Promise<StepState> {
     const step = this.step(id);
+    const spec = stepSpan({
+      id,
+      kind: step.kind,
+      topology: this.state.topology,
+      attempt: step.runs + 1,
+    });
+    return this.services.tracing.inSpan(spec, async (span) => {
+      await this.runStepTraced(step, callArguments);
+      span.setAttribute(ATTR_SVC_GRAPH_STEP_STATUS, step.status);
+      if (step.status === 'failed') markFailed(span, 'step_failed');
+      return step;
+    });
+  }
+
+  private async runStepTraced(step: StepState, callArguments?: JsonValue): Promise<void> {
+    const id = step.id;
     step.status = 'running';
     step.runs += 1;
     step.started_at = now();
@@ -137,7 +160,6 @@ export class GraphExecution {
         ...(outcome.ok ? {} : { error: step.error ?? '' }),
       },
     });
-    return step;
   }
 
   /** Marks steps that can no longer run (a dependency failed, was skipped or denied) skipped. */

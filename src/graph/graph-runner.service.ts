@@ -16,6 +16,10 @@ import {
   StateConflictError,
   StateUnavailableError,
 } from '../state/state-store.js';
+import { Metrics } from '../telemetry/metrics.service.js';
+import { type RunTrace, RunTracing } from '../telemetry/run-tracing.service.js';
+import type { RunSpanInput } from '../telemetry/span-specs.js';
+import { Tracing, linkTo } from '../telemetry/tracing.service.js';
 import { GraphEngine } from './engines/graph-engine.js';
 import { ParallelEngine } from './engines/parallel.engine.js';
 import { PipelineEngine } from './engines/pipeline.engine.js';
@@ -53,12 +57,26 @@ function isGraphRecord(record: RunRecord): record is GraphRecord {
   return record.graph !== undefined;
 }
 
+/** The span of a stored run continuing here, linked to the run's first execution. */
+function resumedSpan(record: GraphRecord, resumed: RunSpanInput['resumed']): RunSpanInput {
+  return {
+    agent: record.agent,
+    runId: record.run_id,
+    sessionId: record.session_id,
+    tenantId: record.tenant_id,
+    topology: record.graph.topology,
+    resumed,
+    links: linkTo(record.trace_id, record.graph.span_id),
+  };
+}
+
 /**
  * Runs agent graphs (issue 5). The caller holds the run's lease for as long as a call here lasts;
  * the state is checkpointed in the run record after every step, so any replica holding the lease
  * later (after a takeover or an approval) continues from it and never runs a completed step
  * again. A run ends `completed`, `failed` (a step failed), `denied`, or stops `paused` while a
- * node waits for a human.
+ * node waits for a human. Each execution here is an `invoke_agent` span; the record keeps the
+ * trace id of the first one, which later executions (takeover, decision) link to.
  */
 @Injectable()
 export class GraphRunner {
@@ -71,6 +89,9 @@ export class GraphRunner {
     private readonly provider: ChatProvider,
     private readonly audit: AuditSink,
     private readonly events: RunEvents,
+    private readonly tracing: Tracing,
+    private readonly runTracing: RunTracing,
+    private readonly metrics: Metrics,
     pipeline: PipelineEngine,
     parallel: ParallelEngine,
     supervisor: SupervisorEngine,
@@ -79,9 +100,21 @@ export class GraphRunner {
   }
 
   /** Starts a new run of `agent`; the run id must not have a record yet. */
-  async start(
+  start(input: GraphRunInput, agent: StoredAgentSpec, signal: AbortSignal): Promise<RunRecord> {
+    const sessionId = randomUUID();
+    const { runId, tenantId } = input;
+    const topology = agent.spec.topology;
+    return this.runTracing.trace(
+      { agent: agent.name, runId, sessionId, tenantId, topology },
+      (trace) => this.startTraced(input, agent, sessionId, trace, signal),
+    );
+  }
+
+  private async startTraced(
     input: GraphRunInput,
     agent: StoredAgentSpec,
+    sessionId: string,
+    trace: RunTrace,
     signal: AbortSignal,
   ): Promise<RunRecord> {
     const { spec } = agent;
@@ -105,6 +138,7 @@ export class GraphRunner {
       pending: [],
       decisions: [],
       takeovers: 0,
+      ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
       ...(spec.topology === 'supervisor'
         ? {
             supervisor: {
@@ -122,7 +156,7 @@ export class GraphRunner {
     };
     const record: GraphRecord = {
       run_id: input.runId,
-      session_id: randomUUID(),
+      session_id: sessionId,
       tenant_id: input.tenantId,
       agent: agent.name,
       status: 'running',
@@ -131,7 +165,7 @@ export class GraphRunner {
       turns: 0,
       tool_calls: 0,
       messages: input.input,
-      trace_id: null,
+      trace_id: trace.traceId,
       ...(input.metadata ? { metadata: input.metadata } : {}),
       started_at: now(),
       ended_at: null,
@@ -153,13 +187,16 @@ export class GraphRunner {
   takeOver(stored: VersionedRunRecord, signal: AbortSignal): Promise<RunRecord> {
     const { record } = stored;
     if (!isGraphRecord(record) || record.status !== 'running') return Promise.resolve(record);
-    record.graph.takeovers += 1;
-    this.audit.record({
-      kind: 'run.taken_over',
-      tenantId: record.tenant_id,
-      details: { run_id: record.run_id, takeovers: record.graph.takeovers },
+    return this.runTracing.trace(resumedSpan(record, 'takeover'), () => {
+      record.graph.takeovers += 1;
+      this.metrics.recordLeaseTakeover();
+      this.audit.record({
+        kind: 'run.taken_over',
+        tenantId: record.tenant_id,
+        details: { run_id: record.run_id, takeovers: record.graph.takeovers },
+      });
+      return this.advance({ record, version: stored.version }, signal);
     });
-    return this.advance({ record, version: stored.version }, signal);
   }
 
   /**
@@ -167,7 +204,17 @@ export class GraphRunner {
    * pending): approve runs the node and continues the graph; deny ends the run `denied` and
    * nothing after the node runs.
    */
-  async decide(
+  decide(
+    stored: VersionedRunRecord & { record: GraphRecord },
+    decision: Omit<ApprovalDecision, 'at' | 'call_id'>,
+    signal: AbortSignal,
+  ): Promise<RunRecord> {
+    return this.runTracing.trace(resumedSpan(stored.record, 'decision'), () =>
+      this.decideTraced(stored, decision, signal),
+    );
+  }
+
+  private decideTraced(
     stored: VersionedRunRecord & { record: GraphRecord },
     decision: Omit<ApprovalDecision, 'at' | 'call_id'>,
     signal: AbortSignal,
@@ -223,6 +270,7 @@ export class GraphRunner {
       provider: this.provider,
       audit: this.audit,
       events: this.events,
+      tracing: this.tracing,
     });
     this.events.started(record);
     try {

@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { type DestinationStream, stdSerializers } from 'pino';
 import type { IncomingMessage } from 'node:http';
 import type { ServerConfig } from '../config/gateway-config.js';
+import { logTraceFields } from '../telemetry/log-trace-fields.js';
 import { assignRequestId } from './request-id.js';
 import { scrubSecrets } from './scrub-secrets.js';
 
@@ -23,7 +24,8 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * Structured JSON logs (pino) with the request id on every line of a request. nestjs-pino keeps
+ * Structured JSON logs (pino) with the request id on every line of a request, and the trace and
+ * span ids of the active span. nestjs-pino keeps
  * one pino instance per process, so the first app of a process decides level and destination.
  */
 @Module({})
@@ -32,6 +34,8 @@ export class LoggingModule {
     const options = {
       level: server.logLevel,
       genReqId: assignRequestId,
+      // The active span's trace_id and span_id on every line (see TelemetryModule).
+      mixin: logTraceFields,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       autoLogging: {
         ignore: (req: IncomingMessage) => QUIET_PATHS.has((req.url ?? '').split('?')[0]),

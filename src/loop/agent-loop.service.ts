@@ -103,7 +103,7 @@ export class AgentLoop {
           name: call.name,
           arguments: call.arguments,
         },
-        { signal: input.signal, actor: input.actor },
+        { signal: input.signal, actor: input.actor, callId: call.id },
       );
       return reply(toolResultContent(outcome.result, outcome.isError));
     } catch (error) {

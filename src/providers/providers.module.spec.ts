@@ -7,12 +7,22 @@ import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';
 import { OpenAiProvider } from './openai.provider.js';
 import { ProvidersModule } from './providers.module.js';
+import { TracedChatProvider } from './traced-chat.provider.js';
+import { TelemetryModule } from '../telemetry/telemetry.module.js';
 
+/** The configured provider inside the tracing wrapper every provider gets. */
 async function providerFor(env: Record<string, string>): Promise<ChatProvider> {
+  const config = loadConfig({ OTEL_SDK_DISABLED: 'true', ...env });
   const moduleRef = await Test.createTestingModule({
-    imports: [await GatewayConfigModule.forRoot(loadConfig(env)), ProvidersModule],
+    imports: [
+      await GatewayConfigModule.forRoot(config),
+      TelemetryModule.forRoot(config.telemetry),
+      ProvidersModule,
+    ],
   }).compile();
-  return moduleRef.get(ChatProvider);
+  const provider = moduleRef.get(ChatProvider);
+  expect(provider).toBeInstanceOf(TracedChatProvider);
+  return (provider as TracedChatProvider).inner;
 }
 
 describe('ProvidersModule', () => {

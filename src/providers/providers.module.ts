@@ -1,10 +1,13 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig, ProviderConfig } from '../config/gateway-config.js';
+import { Metrics } from '../telemetry/metrics.service.js';
+import { Tracing } from '../telemetry/tracing.service.js';
 import { ChatProvider } from './chat.types.js';
 import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';
 import { OpenAiProvider } from './openai.provider.js';
+import { TracedChatProvider } from './traced-chat.provider.js';
 
 /** The provider the configuration names (`kind` is already resolved by loadConfig). */
 export function createChatProvider(config: ProviderConfig): ChatProvider {
@@ -19,14 +22,24 @@ export function createChatProvider(config: ProviderConfig): ChatProvider {
   }
 }
 
-/** Model providers behind the ChatProvider port: echo (offline), openai, native. */
+/**
+ * Model providers behind the ChatProvider port: echo (offline), openai, native, each traced and
+ * measured (TracedChatProvider).
+ */
 @Module({
   providers: [
     {
       provide: ChatProvider,
-      inject: [ConfigService],
-      useFactory: (config: ConfigService<GatewayConfig, true>) =>
-        createChatProvider(config.get('provider', { infer: true })),
+      inject: [ConfigService, Tracing, Metrics],
+      useFactory: (
+        config: ConfigService<GatewayConfig, true>,
+        tracing: Tracing,
+        metrics: Metrics,
+      ) => {
+        const provider = config.get('provider', { infer: true });
+        const model = provider.model ?? 'default';
+        return new TracedChatProvider(createChatProvider(provider), model, tracing, metrics);
+      },
     },
   ],
   exports: [ChatProvider],

@@ -73,4 +73,9 @@ export interface GraphRunState {
   supervisor?: SupervisorState;
   /** How many times another process took the run over after its owner stopped renewing. */
   takeovers: number;
+  /**
+   * The span of the run's first execution (its trace is the record's `trace_id`): a takeover or
+   * a decision continues the run in a span of its own that links to it.
+   */
+  span_id?: string;
 }

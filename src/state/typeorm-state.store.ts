@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { QueryResult } from 'typeorm';
@@ -16,6 +16,8 @@ import {
 } from './state-store.js';
 import { RUN_LEASE_PREFIX } from './state-scopes.js';
 import { assertLeaseKey, assertSessionKey, assertStateKey } from './state-key.limits.js';
+import { stateSpan } from '../telemetry/span-specs.js';
+import { type SpanSpec, Tracing } from '../telemetry/tracing.service.js';
 
 interface EntryRow {
   version: number | string;
@@ -79,29 +81,62 @@ function statements(d: SqlDialect) {
   };
 }
 
+const OPERATIONS = {
+  get: 'state_entries',
+  put: 'state_entries',
+  delete: 'state_entries',
+  list_keys: 'state_entries',
+  claim_run_lease: 'run_leases',
+  renew_run_lease: 'run_leases',
+  release_run_lease: 'run_leases',
+  expire_run_lease: 'run_leases',
+  release_all_leases: 'run_leases',
+  list_expired_run_leases: 'run_leases',
+} as const;
+
+type Operation = keyof typeof OPERATIONS;
+
 /**
  * The StateStore on TypeORM, for sqlite (better-sqlite3, WAL) and PostgreSQL. Writes are single
- * `INSERT … ON CONFLICT` statements, so concurrent replicas never read-then-write.
+ * `INSERT … ON CONFLICT` statements, so concurrent replicas never read-then-write. Inside a
+ * traced request or run every operation is a span (none in background sweeps); a StateModule
+ * used without the TelemetryModule (the state bench) has no tracing.
  */
 @Injectable()
 export class TypeormStateStore extends StateStore {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly sql: ReturnType<typeof statements>;
+  private readonly spans: Record<Operation, SpanSpec>;
 
-  constructor(private readonly database: StateDatabase) {
+  constructor(
+    private readonly database: StateDatabase,
+    @Optional() private readonly tracing?: Tracing,
+  ) {
     super();
     this.sql = statements(sqlDialect(database.backend));
+    this.spans = Object.fromEntries(
+      Object.entries(OPERATIONS).map(([operation, table]) => [
+        operation,
+        stateSpan(database.backend, operation, table),
+      ]),
+    ) as Record<Operation, SpanSpec>;
     database.beforeClose(() => this.releaseAllLeases());
   }
 
+  private traced<T>(operation: Operation, work: () => Promise<T>): Promise<T> {
+    return this.tracing ? this.tracing.inChildSpan(this.spans[operation], work) : work();
+  }
+
   /** Runs one statement and returns rows and affected count in the same shape on both drivers. */
-  private async run(query: string, params: unknown[]): Promise<QueryResult> {
-    const runner = this.database.source.createQueryRunner();
-    try {
-      return await runner.query(query, params, true);
-    } finally {
-      await runner.release();
-    }
+  private run(operation: Operation, query: string, params: unknown[]): Promise<QueryResult> {
+    return this.traced(operation, async () => {
+      const runner = this.database.source.createQueryRunner();
+      try {
+        return await runner.query(query, params, true);
+      } finally {
+        await runner.release();
+      }
+    });
   }
 
   private repository() {
@@ -110,7 +145,7 @@ export class TypeormStateStore extends StateStore {
 
   async get<T extends JsonValue = JsonValue>(key: StateKey): Promise<StateEntry<T> | null> {
     assertStateKey(key);
-    const result = await this.run(this.sql.get, [key.tenantId, key.sessionId, key.key]);
+    const result = await this.run('get', this.sql.get, [key.tenantId, key.sessionId, key.key]);
     const row = result.records[0] as (EntryRow & { value: string }) | undefined;
     if (!row) return null;
     return {
@@ -131,10 +166,10 @@ export class TypeormStateStore extends StateStore {
     const { expectedVersion } = options;
     const result =
       expectedVersion === undefined
-        ? await this.run(this.sql.upsert, [key.tenantId, key.sessionId, key.key, json])
+        ? await this.run('put', this.sql.upsert, [key.tenantId, key.sessionId, key.key, json])
         : expectedVersion === 0
-          ? await this.run(this.sql.insertOnly, [key.tenantId, key.sessionId, key.key, json])
-          : await this.run(this.sql.updateAtVersion, [
+          ? await this.run('put', this.sql.insertOnly, [key.tenantId, key.sessionId, key.key, json])
+          : await this.run('put', this.sql.updateAtVersion, [
               json,
               key.tenantId,
               key.sessionId,
@@ -148,23 +183,25 @@ export class TypeormStateStore extends StateStore {
 
   async delete(key: StateKey): Promise<boolean> {
     assertStateKey(key);
-    const result = await this.repository().delete({ ...key });
+    const result = await this.traced('delete', () => this.repository().delete({ ...key }));
     return (result.affected ?? 0) > 0;
   }
 
   async listKeys(tenantId: string, sessionId: string): Promise<string[]> {
     assertSessionKey(tenantId, sessionId);
-    const rows = await this.repository().find({
-      select: { key: true },
-      where: { tenantId, sessionId },
-      order: { key: 'ASC' },
-    });
+    const rows = await this.traced('list_keys', () =>
+      this.repository().find({
+        select: { key: true },
+        where: { tenantId, sessionId },
+        order: { key: 'ASC' },
+      }),
+    );
     return rows.map((row) => row.key);
   }
 
   async claimRunLease(tenantId: string, runId: string, ttlMs: number): Promise<RunLease | null> {
     assertLeaseKey(tenantId, runId, ttlMs);
-    const result = await this.run(this.sql.claimLease, [
+    const result = await this.run('claim_run_lease', this.sql.claimLease, [
       tenantId,
       runId,
       this.owner,
@@ -177,7 +214,7 @@ export class TypeormStateStore extends StateStore {
 
   async renewRunLease(tenantId: string, runId: string, ttlMs: number): Promise<boolean> {
     assertLeaseKey(tenantId, runId, ttlMs);
-    const result = await this.run(this.sql.renewLease, [
+    const result = await this.run('renew_run_lease', this.sql.renewLease, [
       Math.round(ttlMs),
       tenantId,
       runId,
@@ -188,25 +225,39 @@ export class TypeormStateStore extends StateStore {
 
   async releaseRunLease(tenantId: string, runId: string): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
-    const result = await this.run(this.sql.releaseLease, [tenantId, runId, this.owner]);
+    const result = await this.run('release_run_lease', this.sql.releaseLease, [
+      tenantId,
+      runId,
+      this.owner,
+    ]);
     return (result.affected ?? 0) > 0;
   }
 
   async expireRunLease(tenantId: string, runId: string): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
-    const result = await this.run(this.sql.expireLease, [tenantId, runId, this.owner]);
+    const result = await this.run('expire_run_lease', this.sql.expireLease, [
+      tenantId,
+      runId,
+      this.owner,
+    ]);
     return (result.affected ?? 0) > 0;
   }
 
   async releaseAllLeases(): Promise<number> {
     const runs = `${RUN_LEASE_PREFIX}%`;
-    const expired = await this.run(this.sql.expireRunLeases, [this.owner, runs]);
-    const dropped = await this.run(this.sql.releaseAll, [this.owner, runs]);
+    const expired = await this.run('release_all_leases', this.sql.expireRunLeases, [
+      this.owner,
+      runs,
+    ]);
+    const dropped = await this.run('release_all_leases', this.sql.releaseAll, [this.owner, runs]);
     return (expired.affected ?? 0) + (dropped.affected ?? 0);
   }
 
   async listExpiredRunLeases(limit: number): Promise<Array<{ tenantId: string; key: string }>> {
-    const result = await this.run(this.sql.expiredLeases, [`${RUN_LEASE_PREFIX}%`, limit]);
+    const result = await this.run('list_expired_run_leases', this.sql.expiredLeases, [
+      `${RUN_LEASE_PREFIX}%`,
+      limit,
+    ]);
     const rows = result.records as Array<{ tenant_id: string; run_id: string }>;
     return rows.map((row) => ({ tenantId: row.tenant_id, key: row.run_id }));
   }

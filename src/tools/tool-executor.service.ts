@@ -1,7 +1,12 @@
 import { HttpException, Injectable } from '@nestjs/common';
+import { performance } from 'node:perf_hooks';
 import { AuditSink } from '../audit/audit-sink.js';
 import { ProblemException } from '../http/problem.js';
 import type { JsonValue } from '../state/state-store.js';
+import { Metrics } from '../telemetry/metrics.service.js';
+import { ATTR_SVC_TOOL_IS_ERROR } from '../telemetry/semconv.js';
+import { toolSpan, toolTypeAttributes } from '../telemetry/span-specs.js';
+import { Tracing, markFailed } from '../telemetry/tracing.service.js';
 import { BuiltinTools, type ToolResult } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { SchemaValidator } from './schema-validator.js';
@@ -14,6 +19,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   /** Who asked (the key id), for the audit trail. */
   actor?: string;
+  /** The model's id for this call (agent loop), for the trace. */
+  callId?: string;
 }
 
 /** How many argument errors the 422's detail lists (all of them are in `errors`). */
@@ -24,7 +31,7 @@ const DETAIL_ERRORS = 3;
  * resolve the tool in the tenant's toolset, validate the arguments against its schema, run it,
  * and audit `tool.invoked`. Tool-level failures come back as `isError: true`; everything else
  * is a ProblemException: 404 `tool-not-found`, 422 `invalid-arguments`, 502 `tool-failed`,
- * 504 `tool-timeout`.
+ * 504 `tool-timeout`. Every call is an `execute_tool` span and counts in the tool-call metrics.
  */
 @Injectable()
 export class ToolExecutor {
@@ -34,19 +41,49 @@ export class ToolExecutor {
     private readonly schemas: SchemaValidator,
     private readonly http: HttpToolInvoker,
     private readonly audit: AuditSink,
+    private readonly tracing: Tracing,
+    private readonly metrics: Metrics,
   ) {}
 
-  async execute(invocation: ToolInvocation, options: ExecuteOptions = {}): Promise<ToolOutcome> {
+  execute(invocation: ToolInvocation, options: ExecuteOptions = {}): Promise<ToolOutcome> {
     const { tenantId, toolset, name } = invocation;
-    const started = Date.now();
+    return this.tracing.inSpan(
+      toolSpan({ tenantId, toolset, name, callId: options.callId }),
+      async (span) => {
+        const outcome = await this.executeTraced(invocation, options, (builtin) =>
+          span.setAttributes(toolTypeAttributes(builtin)),
+        );
+        span.setAttribute(ATTR_SVC_TOOL_IS_ERROR, outcome.isError);
+        if (outcome.isError) markFailed(span, 'tool_error');
+        return outcome;
+      },
+    );
+  }
+
+  private async executeTraced(
+    invocation: ToolInvocation,
+    options: ExecuteOptions,
+    resolved: (builtin: boolean) => void,
+  ): Promise<ToolOutcome> {
+    const { tenantId, toolset, name } = invocation;
+    const started = performance.now();
     let version: number | null = null;
-    const record = (details: { [key: string]: JsonValue }) =>
+    const record = (details: { [key: string]: JsonValue } & { is_error: boolean }) => {
+      const seconds = (performance.now() - started) / 1000;
+      this.metrics.recordToolCall(toolset, details.is_error, seconds);
       this.audit.record({
         kind: 'tool.invoked',
         tenantId,
         actor: options.actor,
-        details: { toolset, tool: name, version, duration_ms: Date.now() - started, ...details },
+        details: {
+          toolset,
+          tool: name,
+          version,
+          duration_ms: Math.round(seconds * 1000),
+          ...details,
+        },
       });
+    };
     try {
       const found = isName(name) ? await this.catalog.find(tenantId, toolset) : null;
       version = found?.version ?? null;
@@ -60,6 +97,7 @@ export class ToolExecutor {
           'tool-not-found',
         );
       }
+      resolved(tool.builtin);
       const { result, isError } = await this.run(invocation.arguments, found, tool, options);
       record({ is_error: isError });
       return { tool: name, toolset, version: found.version, result, isError };

@@ -5,6 +5,7 @@ import type { ChatCompletion, ChatProvider, ChatRequest } from '../../providers/
 import type { SupervisorState } from '../../runs/graph-run-state.js';
 import { RunEvents } from '../../runs/run-events.js';
 import type { RunRecordStore } from '../../runs/run-record.store.js';
+import type { Tracing } from '../../telemetry/tracing.service.js';
 import { GraphExecution, type GraphRecord } from '../graph-execution.js';
 import type { StepContext, StepOutcome, StepRunner } from '../step-runner.service.js';
 import { ParallelEngine } from './parallel.engine.js';
@@ -98,12 +99,18 @@ function execution(
     },
   };
   const audit = { record: () => undefined, list: () => [] } as unknown as AuditSink;
+  // Tracing off: every span's work simply runs.
+  const tracing = {
+    inSpan: (_spec: unknown, work: (span: unknown) => Promise<unknown>) =>
+      work({ setAttribute: () => undefined, setStatus: () => undefined }),
+  } as unknown as Tracing;
   const run = new GraphExecution(record, 1, new AbortController().signal, undefined, {
     records,
     steps,
     provider,
     audit,
     events: new RunEvents(),
+    tracing,
   });
   const status = () => Object.fromEntries(record.graph.steps.map((s) => [s.id, s.status]));
   return { run, record, ran, checkpoints, requests, status };

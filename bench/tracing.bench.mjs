@@ -1,0 +1,36 @@
+/**
+ * The cost of tracing: agent runs with a tool call (echo provider: HTTP, run, two model calls,
+ * a tool call and the state operations, about ten spans per run) against two gateways on sqlite,
+ * one keeping its spans in the in-memory ring (the default without a collector) and one with
+ * OTEL_SDK_DISABLED=true (no spans). Both serve /metrics as usual.
+ */
+import { measureHttp, warmUp } from './lib/http-load.mjs';
+import { TOOL_RUN, requestFor } from './lib/routes.mjs';
+import { ratio } from './lib/table.mjs';
+import { expectOk, startGateway } from './lib/targets.mjs';
+
+async function measure(name, env, options, tmpDir) {
+  const { child, base } = await startGateway(name, tmpDir, env);
+  try {
+    const request = requestFor(base, TOOL_RUN);
+    await expectOk(name, request);
+    await warmUp([request], options);
+    return await measureHttp({ request, pid: child.pid, ...options });
+  } finally {
+    await child.stop();
+  }
+}
+
+export async function tracingBench(options, tmpDir) {
+  const off = await measure('tracing-off', { OTEL_SDK_DISABLED: 'true' }, options, tmpDir);
+  const memory = await measure('tracing-memory', {}, options, tmpDir);
+  return {
+    route: `${TOOL_RUN.method} ${TOOL_RUN.path}`,
+    off,
+    memory,
+    memoryOverOff: {
+      reqPerSec: ratio(memory.reqPerSec, off.reqPerSec),
+      cpuUsPerReq: ratio(memory.cpuUsPerReq, off.cpuUsPerReq),
+    },
+  };
+}

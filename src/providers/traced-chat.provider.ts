@@ -1,0 +1,40 @@
+import { performance } from 'node:perf_hooks';
+import { Metrics } from '../telemetry/metrics.service.js';
+import { chatResponseAttributes, chatSpan } from '../telemetry/span-specs.js';
+import { Tracing } from '../telemetry/tracing.service.js';
+import { ChatProvider, type ChatCompletion, type ChatRequest } from './chat.types.js';
+
+/**
+ * The configured provider with a `chat {model}` span and the model-call duration metric around
+ * every call, so the agent loop and the supervisor's calls are measured in one place.
+ */
+export class TracedChatProvider extends ChatProvider {
+  readonly kind: string;
+
+  constructor(
+    readonly inner: ChatProvider,
+    /** The model a request without `model` gets (SVC_MODEL, else `default`, as the providers do). */
+    private readonly defaultModel: string,
+    private readonly tracing: Tracing,
+    private readonly metrics: Metrics,
+  ) {
+    super();
+    this.kind = inner.kind;
+  }
+
+  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+    const model = request.model ?? this.defaultModel;
+    return this.tracing.inSpan(chatSpan(this.kind, model), async (span) => {
+      const started = performance.now();
+      let ok = false;
+      try {
+        const completion = await this.inner.complete(request, signal);
+        span.setAttributes(chatResponseAttributes(completion));
+        ok = true;
+        return completion;
+      } finally {
+        this.metrics.recordModelCall(this.kind, ok, (performance.now() - started) / 1000);
+      }
+    });
+  }
+}
