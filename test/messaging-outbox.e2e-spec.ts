@@ -117,6 +117,10 @@ describe.each(BACKENDS)('messaging outbox: retries, failures and restarts (%s)',
     expect(JSON.stringify(audit.body)).not.toContain(chat.url);
     const health = await request(gateway!.url).get('/v1/messaging/webhook/health').expect(200);
     expect(health.body.outbox.failed).toBeGreaterThanOrEqual(1);
+    const metrics = (await request(gateway!.url).get('/metrics').expect(200)).text;
+    expect(Number(/^svc_outbox_failed (\d+)/m.exec(metrics)?.[1])).toBe(health.body.outbox.failed);
+    expect(metrics).toMatch(/^svc_outbox_depth\{status="pending"\} \d+/m);
+    expect(metrics).toMatch(/^svc_outbox_oldest_pending_age_seconds \d/m);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(callsFor('never')).toHaveLength(MAX_ATTEMPTS);
   });

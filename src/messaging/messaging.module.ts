@@ -6,6 +6,7 @@ import { StateModule } from '../state/state.module.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { InboundEventService } from './inbound-event.service.js';
 import { messagingController } from './messaging.controller.js';
+import { OutboxMetrics } from './outbox-metrics.js';
 import { OutboxStore } from './outbox.store.js';
 import { OutboxWorker } from './outbox-worker.service.js';
 import { ReplyProducer } from './reply-producer.service.js';
@@ -27,6 +28,7 @@ export class MessagingModule {
       controllers: [messagingController(messaging.secret !== undefined)],
       providers: [
         { provide: OutboxStore, useClass: TypeormOutboxStore },
+        OutboxMetrics,
         {
           provide: ChannelRegistry,
           inject: [ConfigService],
