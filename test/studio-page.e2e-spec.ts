@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, writeFileSync } from 'node:fs';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import request from 'supertest';
+import { refundGraph } from './support/graphs.js';
 import type { RunRecord } from '../src/runs/run-record.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
@@ -54,21 +55,7 @@ const REFRESH_WAIT = { timeout: 6000 };
     await request(gateway.url)
       .put('/v1/agents/refund')
       .set(as(ROOT))
-      .send({
-        tenant_id: TENANT,
-        topology: 'pipeline',
-        steps: [
-          { id: 'look', kind: 'tool', tool: 'echo', arguments: { text: '{{input}}' } },
-          {
-            id: 'pay',
-            kind: 'tool',
-            tool: 'echo',
-            depends_on: ['look'],
-            require_approval: true,
-            arguments: { text: 'paid {{steps.look.output}}' },
-          },
-        ],
-      })
+      .send(refundGraph(TENANT))
       .expect(200);
     await request(gateway.url)
       .post('/v1/board/cards')

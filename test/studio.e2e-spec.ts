@@ -6,6 +6,7 @@ import { StateDatabase } from '../src/state/state-database.service.js';
 import { BACKENDS } from './support/backends.js';
 import { type GatedEndpoint, startGatedEndpoint } from './support/gated-endpoint.js';
 import { writeKeysFile } from './support/keys-file.js';
+import { refundGraph } from './support/graphs.js';
 import { gatewayForSuite } from './support/suite.js';
 
 const ROOT = 'studio-root-key';
@@ -15,6 +16,19 @@ const KEYS = {
   anyViewer: 'studio-any-viewer-key',
 };
 const as = (key: string) => ({ Authorization: `Bearer ${key}` });
+
+/** Tool `wait` of tenant a's toolset `ops` calls the gated endpoint (it answers when told). */
+const registerWaitTool = (url: string) =>
+  request(url)
+    .put('/v1/toolsets/ops/tools/wait')
+    .set(as(ROOT))
+    .send({
+      tenant_id: 'a',
+      description: 'waits for the test',
+      parameters: { type: 'object', properties: {} },
+      endpoint: { url: gate.url },
+    })
+    .expect(200);
 
 /** The spec's session fields (section 2) and the contract's loop fields (section 8). */
 const SESSION_FIELDS = {
@@ -182,16 +196,7 @@ describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
   });
 
   it('shows a loop as running while a slow tool runs, and completed after', async () => {
-    await request(gateway.url)
-      .put('/v1/toolsets/ops/tools/wait')
-      .set(as(ROOT))
-      .send({
-        tenant_id: 'a',
-        description: 'waits for the test',
-        parameters: { type: 'object', properties: {} },
-        endpoint: { url: gate.url },
-      })
-      .expect(200);
+    await registerWaitTool(gateway.url);
     const runId = `${backend}-slow`;
     const pending = request(gateway.url)
       .post('/v1/agent/run')
@@ -229,21 +234,7 @@ describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
     await request(gateway.url)
       .put('/v1/agents/refund')
       .set(as(ROOT))
-      .send({
-        tenant_id: 'a',
-        topology: 'pipeline',
-        steps: [
-          { id: 'look', kind: 'tool', tool: 'echo', arguments: { text: '{{input}}' } },
-          {
-            id: 'pay',
-            kind: 'tool',
-            tool: 'echo',
-            depends_on: ['look'],
-            require_approval: true,
-            arguments: { text: 'paid {{steps.look.output}}' },
-          },
-        ],
-      })
+      .send(refundGraph('a'))
       .expect(200);
     const runId = `${backend}-graph`;
     const paused = await run(
@@ -310,16 +301,7 @@ describe('a graph run this replica loses', () => {
   const gateway = gatewayForSuite('sqlite', { SVC_API_KEY: ROOT, SVC_LEASE_TTL_MS: '1000' });
 
   it('ends its loop here as failed instead of leaving it running', async () => {
-    await request(gateway.url)
-      .put('/v1/toolsets/ops/tools/wait')
-      .set(as(ROOT))
-      .send({
-        tenant_id: 'a',
-        description: 'waits for the test',
-        parameters: { type: 'object', properties: {} },
-        endpoint: { url: gate.url },
-      })
-      .expect(200);
+    await registerWaitTool(gateway.url);
     await request(gateway.url)
       .put('/v1/agents/slow')
       .set(as(ROOT))
