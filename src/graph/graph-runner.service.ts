@@ -2,20 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Topology } from '../agents/agent-spec.js';
 import type { StoredAgentSpec } from '../agents/agent-spec.store.js';
-import { executionOrder } from '../agents/graph-order.js';
 import { AuditSink } from '../audit/audit-sink.js';
-import { ChatProvider, type ChatMessage } from '../providers/chat.types.js';
-import type { ApprovalDecision, GraphRunState } from '../runs/graph-run-state.js';
+import { ChatProvider } from '../providers/chat.types.js';
+import type { ApprovalDecision } from '../runs/graph-run-state.js';
 import { runError } from '../runs/run-error.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore, type VersionedRunRecord } from '../runs/run-record.store.js';
-import {
-  type JsonValue,
-  LeaseLostError,
-  StateConflictError,
-  StateUnavailableError,
-} from '../state/state-store.js';
+import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
 import { Metrics } from '../telemetry/metrics.service.js';
 import { type RunTrace, RunTracing } from '../telemetry/run-tracing.service.js';
 import type { RunSpanInput } from '../telemetry/span-specs.js';
@@ -23,25 +17,16 @@ import { Tracing, linkTo } from '../telemetry/tracing.service.js';
 import { GraphEngine } from './engines/graph-engine.js';
 import { ParallelEngine } from './engines/parallel.engine.js';
 import { PipelineEngine } from './engines/pipeline.engine.js';
-import { SupervisorEngine, supervisorPrompt } from './engines/supervisor.engine.js';
+import { SupervisorEngine } from './engines/supervisor.engine.js';
 import { GraphExecution, type GraphRecord } from './graph-execution.js';
+import {
+  type GraphRunInput,
+  applyDecision,
+  newGraphRecord,
+  now,
+  settleRecord,
+} from './graph-record.js';
 import { StepRunner } from './step-runner.service.js';
-
-/** A run of a registered graph, as the agent runner hands it over. */
-export interface GraphRunInput {
-  tenantId: string;
-  runId: string;
-  input: ChatMessage[];
-  model?: string;
-  maxTurns: number;
-  metadata?: { [key: string]: JsonValue };
-  actor?: string;
-}
-
-const now = () => new Date().toISOString();
-
-const asText = (value: JsonValue | undefined): string =>
-  typeof value === 'string' ? value : JSON.stringify(value ?? null);
 
 /** This process can no longer write the run: stop without recording anything. */
 function lostTheRun(error: unknown, signal: AbortSignal): boolean {
@@ -117,68 +102,17 @@ export class GraphRunner {
     trace: RunTrace,
     signal: AbortSignal,
   ): Promise<RunRecord> {
-    const { spec } = agent;
-    const text = input.input
-      .filter((message) => message.role === 'user')
-      .map((message) => message.content)
-      .join('\n');
-    const graph: GraphRunState = {
-      topology: spec.topology,
-      agent_version: agent.version,
-      input: text,
-      ...(input.model !== undefined ? { model: input.model } : {}),
-      max_turns: input.maxTurns,
-      definition: spec.steps,
-      steps: spec.steps.map((step) => ({
-        id: step.id,
-        kind: step.kind,
-        status: 'pending',
-        runs: 0,
-      })),
-      pending: [],
-      decisions: [],
-      takeovers: 0,
-      ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
-      ...(spec.topology === 'supervisor'
-        ? {
-            supervisor: {
-              budget: spec.budget ?? 0,
-              used: 0,
-              turns: 0,
-              messages: [
-                { role: 'system', content: supervisorPrompt(spec.budget ?? 0) },
-                { role: 'user', content: text },
-              ],
-              queue: [],
-            },
-          }
-        : {}),
-    };
-    const record: GraphRecord = {
-      run_id: input.runId,
-      session_id: sessionId,
-      tenant_id: input.tenantId,
-      agent: agent.name,
-      status: 'running',
-      text: '',
-      finish_reason: null,
-      turns: 0,
-      tool_calls: 0,
-      messages: input.input,
-      trace_id: trace.traceId,
-      ...(input.metadata ? { metadata: input.metadata } : {}),
-      started_at: now(),
-      ended_at: null,
-      paused: false,
-      pending_node: null,
-      graph,
-    };
+    const record = newGraphRecord(input, agent, {
+      sessionId,
+      traceId: trace.traceId,
+      spanId: trace.spanId,
+    });
     const version = await this.records.put(record, 0);
     this.audit.record({
       kind: 'run.started',
       tenantId: input.tenantId,
       actor: input.actor,
-      details: { run_id: input.runId, agent: agent.name, topology: spec.topology },
+      details: { run_id: input.runId, agent: agent.name, topology: agent.spec.topology },
     });
     return this.advance({ record, version }, signal, input.actor);
   }
@@ -220,28 +154,7 @@ export class GraphRunner {
     signal: AbortSignal,
   ): Promise<RunRecord> {
     const { record } = stored;
-    const { graph } = record;
-    const pending = graph.pending.find((candidate) => candidate.node_id === decision.node_id);
-    graph.decisions.push({
-      ...decision,
-      at: now(),
-      ...(pending?.call ? { call_id: pending.call.id } : {}),
-    });
-    graph.pending = graph.pending.filter((candidate) => candidate !== pending);
-    const step = graph.steps.find((candidate) => candidate.id === decision.node_id);
-    if (step) {
-      step.approval = decision.decision;
-      step.status = decision.decision === 'approved' ? 'pending' : 'denied';
-    }
-    if (decision.decision === 'denied') {
-      // The run ends here: nodes still waiting, and everything not yet run, never run.
-      for (const other of graph.steps) {
-        if (other.status === 'pending' || other.status === 'awaiting_approval') {
-          other.status = 'skipped';
-        }
-      }
-      graph.pending = [];
-    }
+    applyDecision(record.graph, decision);
     this.audit.record({
       kind: 'approval.decided',
       tenantId: record.tenant_id,
@@ -301,27 +214,9 @@ export class GraphRunner {
 
   /** Works out where the run stands once its engine returned, and records it. */
   private async settle(run: GraphExecution): Promise<void> {
-    const { record, state } = run;
-    const paused = state.pending.length > 0;
-    const statuses = new Set(state.steps.map((step) => step.status));
-    record.paused = paused;
-    record.pending_node = paused ? state.pending[0].node_id : null;
-    if (paused) {
-      record.status = 'paused';
-    } else {
-      record.status = statuses.has('denied')
-        ? 'denied'
-        : statuses.has('failed')
-          ? 'failed'
-          : 'completed';
-      record.finish_reason =
-        record.status === 'failed' ? 'error' : (run.answer?.finishReason ?? 'stop');
-      record.text = run.answer?.text ?? this.lastOutput(run);
-      if (record.status === 'completed' || record.text) {
-        record.messages = [...record.messages, { role: 'assistant', content: record.text }];
-      }
-      record.ended_at = now();
-    }
+    const { record } = run;
+    settleRecord(record, run.answer);
+    const paused = record.status === 'paused';
     await run.checkpoint();
     this.events.settled(record);
     const kind =
@@ -343,16 +238,6 @@ export class GraphRunner {
         tool_calls: record.tool_calls,
       },
     });
-  }
-
-  /** The output of the last step, in execution order, that completed. */
-  private lastOutput(run: GraphExecution): string {
-    const order = executionOrder(run.state.definition);
-    for (const id of order.reverse()) {
-      const step = run.step(id);
-      if (step.status === 'completed') return asText(step.output);
-    }
-    return '';
   }
 
   /** Best effort: the run stopped on an error of its own (the supervisor's model failed). */
