@@ -1,6 +1,6 @@
 import { describeNetworkError, quoteUpstream } from '../providers/provider-errors.js';
 import { parseRetryAfter } from '../providers/provider-retry.js';
-import { readBoundedText } from '../providers/bounded-body.js';
+import { readBoundedText } from '../http/bounded-body.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,7 +1,9 @@
 import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../http/problem.js';
-import { readBoundedText } from './bounded-body.js';
+import { type Dispatcher, request } from 'undici';
+import { outbound } from '../http/outbound.js';
+import { readBoundedBody } from '../http/bounded-body.js';
 import {
   describeNetworkError,
   providerFailed,
@@ -39,10 +41,14 @@ interface AttemptFailure {
 
 type AttemptResult = { ok: true; value: unknown } | AttemptFailure;
 
+const header = (response: Dispatcher.ResponseData, name: string): string | null => {
+  const value = response.headers[name];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+};
+
 /**
  * POSTs JSON to a model endpoint with one overall deadline, bounded retries of 429/5xx and network
- * errors, and errors that never carry the credential. Uses Node's fetch, whose global dispatcher
- * keeps connections alive between calls.
+ * errors, and errors that never carry the credential, over the `outbound` keep-alive pools.
  */
 export class ProviderHttpClient {
   private readonly headers: Record<string, string>;
@@ -93,15 +99,23 @@ export class ProviderHttpClient {
     const { url, apiKey } = this.options;
     try {
       // Redirects are not followed: the credential must not travel to another address.
-      const init = { method: 'POST', headers: this.headers, body: payload, signal };
-      const response = await fetch(url, { ...init, redirect: 'manual' });
-      if (response.ok) return { ok: true, value: await this.readJson(response) };
-      const { text } = await readBoundedText(response, ERROR_BODY_BYTES);
+      const response = await request(url, {
+        method: 'POST',
+        headers: this.headers,
+        body: payload,
+        signal,
+        dispatcher: outbound,
+      });
+      const status = response.statusCode;
+      if (status >= 200 && status < 300) {
+        return { ok: true, value: await this.readJson(response) };
+      }
+      const { text } = await readBoundedBody(response, ERROR_BODY_BYTES);
       return {
         ok: false,
-        retryable: isRetryableStatus(response.status),
-        retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
-        summary: `answered ${response.status}`,
+        retryable: isRetryableStatus(status),
+        retryAfterMs: parseRetryAfter(header(response, 'retry-after')),
+        summary: `answered ${status}`,
         quote: quoteUpstream(text, apiKey),
         network: false,
       };
@@ -112,8 +126,8 @@ export class ProviderHttpClient {
     }
   }
 
-  private async readJson(response: Response): Promise<unknown> {
-    const { text, truncated } = await readBoundedText(response, MAX_RESPONSE_BYTES);
+  private async readJson(response: Dispatcher.ResponseData): Promise<unknown> {
+    const { text, truncated } = await readBoundedBody(response, MAX_RESPONSE_BYTES);
     if (truncated) {
       throw providerFailed(
         `the model endpoint's answer is larger than ${MAX_RESPONSE_BYTES} bytes`,

@@ -1,4 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { request } from 'undici';
+import { discardBody, readBoundedBytes } from '../http/bounded-body.js';
+import { outbound } from '../http/outbound.js';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
@@ -16,28 +19,9 @@ export interface HttpToolTarget {
 
 const failed = (detail: string) => new ProblemException(502, detail, 'tool-failed');
 
-/** The body as text, refusing (without reading on) anything over the limit. */
-async function readBounded(response: Response, limit: number): Promise<string> {
-  if (Number(response.headers.get('content-length') ?? 0) > limit) {
-    await response.body?.cancel();
-    throw failed(`tool endpoint answered more than ${limit} bytes`);
-  }
-  if (!response.body) return '';
-  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw failed(`tool endpoint answered more than ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
+function decodeUtf8(bytes: Buffer): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     throw failed('tool endpoint answered with a body that is not UTF-8');
   }
@@ -53,11 +37,15 @@ function parseResult(text: string): JsonValue {
   }
 }
 
-/** fetch rejects with `TypeError: fetch failed` and the network error (ECONNREFUSED, …) as cause. */
+/** A socket error (ECONNREFUSED, …) carries its code, on the error or (from fetch) its cause. */
 function requestFailure(error: unknown): ProblemException {
-  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return failed(`tool endpoint unreachable: ${cause.code}`);
-  const reason = typeof cause?.message === 'string' ? cause.message : String(error);
+  type ErrorLike = { code?: unknown; message?: unknown; cause?: ErrorLike };
+  const own = error as ErrorLike;
+  const cause: ErrorLike = own.cause ?? own;
+  if (typeof cause.code === 'string' && !cause.code.startsWith('UND_ERR')) {
+    return failed(`tool endpoint unreachable: ${cause.code}`);
+  }
+  const reason = typeof cause.message === 'string' ? cause.message : String(error);
   return failed(`tool endpoint request failed: ${reason}`);
 }
 
@@ -85,7 +73,8 @@ export class HttpToolInvoker {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The timeout covers the whole exchange, reading the body included.
-      const response = await fetch(target.url, {
+      const response = await request(target.url, {
+        dispatcher: outbound,
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -96,15 +85,18 @@ export class HttpToolInvoker {
           'x-tool-name': target.name,
         },
         body: JSON.stringify(args),
-        // A redirect is reported, not followed: the registered URL is the one the tenant vouched for.
-        redirect: 'manual',
+        // A redirect is reported, never followed: the registered URL is the one the tenant vouched for.
         signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       });
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw failed(`tool endpoint answered HTTP ${response.status}`);
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        discardBody(response.body);
+        throw failed(`tool endpoint answered HTTP ${response.statusCode}`);
       }
-      const result = parseResult(await readBounded(response, MAX_TOOL_RESPONSE_BYTES));
+      const body = await readBoundedBytes(response, MAX_TOOL_RESPONSE_BYTES);
+      if (body.truncated) {
+        throw failed(`tool endpoint answered more than ${MAX_TOOL_RESPONSE_BYTES} bytes`);
+      }
+      const result = parseResult(decodeUtf8(body.bytes));
       const isError =
         result !== null &&
         typeof result === 'object' &&

@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { Readable } from 'node:stream';
+import { readBoundedBytes, readBoundedText } from './bounded-body.js';
+
+describe('readBoundedText', () => {
+  it('stops reading a streamed body at the limit', async () => {
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        controller.enqueue(new TextEncoder().encode('abcdefghij'));
+      },
+    });
+    const result = await readBoundedText(new Response(stream), 25);
+    expect(result).toEqual({ text: 'abcdefghijabcdefghijabcde', truncated: true });
+  });
+});
+
+describe('readBoundedBytes', () => {
+  /** An undici-like response: headers and a body stream. */
+  const response = (chunks: string[], headers: Record<string, string> = {}) => {
+    const body = Readable.from(chunks.map((chunk) => Buffer.from(chunk)));
+    return { body, headers } as unknown as Parameters<typeof readBoundedBytes>[0];
+  };
+
+  it('reads a body within the limit whole', async () => {
+    const result = await readBoundedBytes(response(['abc', 'def']), 6);
+    expect({ text: result.bytes.toString(), truncated: result.truncated }).toEqual({
+      text: 'abcdef',
+      truncated: false,
+    });
+  });
+
+  it('keeps only the first bytes of a longer body and destroys the stream', async () => {
+    const res = response(['abcdefghij', 'klmnopqrst', 'never read']);
+    const result = await readBoundedBytes(res, 15);
+    expect(result.bytes.toString()).toBe('abcdefghijklmno');
+    expect(result.truncated).toBe(true);
+    expect(res.body.destroyed).toBe(true);
+  });
+
+  it('refuses a declared length over the limit without reading', async () => {
+    const res = response(['x'.repeat(100)], { 'content-length': '100' });
+    const result = await readBoundedBytes(res, 10);
+    expect(result).toEqual({ bytes: Buffer.alloc(0), truncated: true });
+    expect(res.body.destroyed).toBe(true);
+  });
+});
