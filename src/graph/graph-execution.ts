@@ -11,7 +11,7 @@ import type { ToolSpec } from '../tools/tool.types.js';
 import { ATTR_SVC_GRAPH_STEP_STATUS } from '../telemetry/semconv.js';
 import { stepSpan } from '../telemetry/span-specs.js';
 import { type Tracing, markFailed } from '../telemetry/tracing.service.js';
-import type { StepRunner } from './step-runner.service.js';
+import type { StepOutcome, StepRunner } from './step-runner.service.js';
 
 export type GraphRecord = RunRecord & { graph: GraphRunState };
 
@@ -25,6 +25,25 @@ export interface ExecutionServices {
 }
 
 const now = () => new Date().toISOString();
+
+/**
+ * The most a step's output may weigh (as JSON) in the checkpoint, which is rewritten around every
+ * step: up to 100 steps of this keep a run record within a few MiB.
+ */
+export const MAX_STEP_OUTPUT_BYTES = 64 * 1024;
+
+/** An outcome whose output is too large to checkpoint becomes a failure that says so. */
+function keepable(outcome: StepOutcome): StepOutcome {
+  if (!outcome.ok) return outcome;
+  const size = Buffer.byteLength(JSON.stringify(outcome.output ?? null));
+  if (size <= MAX_STEP_OUTPUT_BYTES) return outcome;
+  return {
+    ...outcome,
+    ok: false,
+    output: undefined,
+    error: `the step's output is ${size} bytes; a graph run keeps at most ${MAX_STEP_OUTPUT_BYTES} per step`,
+  };
+}
 const BLOCKING = new Set(['failed', 'skipped', 'denied']);
 
 /**
@@ -133,15 +152,17 @@ export class GraphExecution {
     delete step.ended_at;
     delete step.error;
     await this.checkpoint();
-    const outcome = await this.services.steps.run(this.spec(id), {
-      tenantId: this.record.tenant_id,
-      actor: this.actor,
-      model: this.state.model,
-      maxTurns: this.state.max_turns,
-      signal: this.signal,
-      references: this.references,
-      callArguments,
-    });
+    const outcome = keepable(
+      await this.services.steps.run(this.spec(id), {
+        tenantId: this.record.tenant_id,
+        actor: this.actor,
+        model: this.state.model,
+        maxTurns: this.state.max_turns,
+        signal: this.signal,
+        references: this.references,
+        callArguments,
+      }),
+    );
     step.status = outcome.ok ? 'completed' : 'failed';
     if (outcome.ok) step.output = outcome.output ?? null;
     else step.error = outcome.error ?? 'the step failed';

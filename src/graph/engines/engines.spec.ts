@@ -6,7 +6,7 @@ import type { SupervisorState } from '../../runs/graph-run-state.js';
 import { RunEvents } from '../../runs/run-events.js';
 import type { RunRecordStore } from '../../runs/run-record.store.js';
 import type { Tracing } from '../../telemetry/tracing.service.js';
-import { GraphExecution, type GraphRecord } from '../graph-execution.js';
+import { GraphExecution, type GraphRecord, MAX_STEP_OUTPUT_BYTES } from '../graph-execution.js';
 import type { StepContext, StepOutcome, StepRunner } from '../step-runner.service.js';
 import { ParallelEngine } from './parallel.engine.js';
 import { PipelineEngine } from './pipeline.engine.js';
@@ -166,6 +166,20 @@ describe('PipelineEngine', () => {
     x.record.graph.steps[1].status = 'running';
     await new PipelineEngine().advance(x.run);
     expect(x.ran.map((r) => r.id)).toEqual(['b', 'c']);
+  });
+
+  it('fails a step whose output is too large to checkpoint, naming the limit', async () => {
+    const huge: StepOutcome = {
+      ok: true,
+      output: 'x'.repeat(MAX_STEP_OUTPUT_BYTES),
+      turns: 0,
+      toolCalls: 1,
+    };
+    const x = execution('pipeline', [tool('a'), tool('b')], { outcomes: { a: huge } });
+    await new PipelineEngine().advance(x.run);
+    expect(x.status()).toEqual({ a: 'failed', b: 'skipped' });
+    expect(x.record.graph.steps[0].output).toBeUndefined();
+    expect(x.record.graph.steps[0].error).toMatch(/at most 65536 per step/);
   });
 });
 
