@@ -241,6 +241,7 @@ describe.each(BACKENDS)('Kanban board (%s state backend)', (backend) => {
   it('offers the built-in toolset board to every tenant; its tools cannot be replaced', async () => {
     const list = await http().get('/v1/toolsets?tenant_id=fresh').set(as(ROOT_KEY)).expect(200);
     expect(list.body.toolsets).toEqual([
+      { toolset: 'agents', version: 0, tools: 1 },
       { toolset: 'board', version: 0, tools: 5 },
       { toolset: 'default', version: 0, tools: 3 },
     ]);

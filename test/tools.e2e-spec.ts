@@ -76,11 +76,12 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
       .set(as(key))
       .send({ tenant_id: tenant, ...(args === undefined ? {} : { arguments: args }) });
 
-  it('lists the built-in toolsets (default and the board), at version 0', async () => {
+  it('lists the built-in toolsets (default, agents and board), at version 0', async () => {
     const list = await http().get('/v1/toolsets?tenant_id=fresh').set(as(ROOT_KEY)).expect(200);
     expect(list.body).toEqual({
       tenant_id: 'fresh',
       toolsets: [
+        { toolset: 'agents', version: 0, tools: 1 },
         { toolset: 'board', version: 0, tools: 5 },
         { toolset: 'default', version: 0, tools: 3 },
       ],
@@ -292,6 +293,7 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     );
     const list = await http().get('/v1/toolsets?tenant_id=b').set(asB).expect(200);
     expect(list.body.toolsets).toEqual([
+      { toolset: 'agents', version: 0, tools: 1 },
       { toolset: 'board', version: 0, tools: 5 },
       { toolset: 'default', version: 0, tools: 3 },
     ]);

@@ -8,6 +8,7 @@ import { ToolsModule } from '../tools/tools.module.js';
 import { AgentController } from './agent.controller.js';
 import { LoopModule } from '../loop/loop.module.js';
 import { AgentRunner } from './agent-runner.service.js';
+import { AgentsToolset } from './agents.toolset.js';
 import { RunExecutor } from './run-executor.service.js';
 
 /** The agent runtime: `POST /v1/agent/run` and the services `svc run` uses in-process. */
@@ -22,7 +23,7 @@ import { RunExecutor } from './run-executor.service.js';
     GraphModule,
   ],
   controllers: [AgentController],
-  providers: [RunExecutor, AgentRunner],
+  providers: [RunExecutor, AgentRunner, AgentsToolset],
   exports: [AgentRunner],
 })
 export class AgentModule {}

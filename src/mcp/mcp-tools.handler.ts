@@ -61,14 +61,14 @@ export class McpToolsHandler {
     const parsed = CallToolRequestSchema.safeParse(request);
     if (!parsed.success) throw invalidParams(parsed.error);
     const { name, arguments: args, _meta: meta } = parsed.data.params;
-    const { tenantId, toolset, actor } = contextOf(extra.authInfo);
+    const { tenantId, toolset, actor, permissions } = contextOf(extra.authInfo);
     const progress = progressReporter(extra, meta?.progressToken);
     await progress(0, `calling ${name}`);
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
         { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
-        { signal: extra.signal, actor },
+        { signal: extra.signal, actor, permissions },
       );
       await progress(1, `${name} finished`);
       return toCallToolResult(outcome.result, outcome.isError);

@@ -12,6 +12,8 @@ export interface McpContext {
   toolset: string;
   /** The key id, for the audit trail. */
   actor: string;
+  /** What the key may do (a built-in tool may need more than `tools:call`). */
+  permissions: readonly string[];
 }
 
 function first(value: unknown): string | undefined {
@@ -42,7 +44,7 @@ export function resolveContext(
     return `Bad Request: a tenant id has at most ${MAX_TENANT_ID} characters`;
   }
   const toolset = first(req.headers['x-toolset']) ?? first(req.query.toolset) ?? DEFAULT_TOOLSET;
-  return { tenantId, toolset, actor: principal.keyId };
+  return { tenantId, toolset, actor: principal.keyId, permissions: principal.permissions };
 }
 
 /**
@@ -55,10 +57,17 @@ export function toAuthInfo(context: McpContext): AuthInfo {
 
 export function contextOf(authInfo: AuthInfo | undefined): McpContext {
   const extra = authInfo?.extra;
-  const { tenantId, toolset } = extra ?? {};
+  const { tenantId, toolset, permissions } = extra ?? {};
   if (typeof tenantId !== 'string' || typeof toolset !== 'string') {
     // Only reachable if a request bypassed McpHttpHost: a bug, not the caller's fault.
     throw new RpcError(ErrorCode.InternalError, 'the request has no tenant context');
   }
-  return { tenantId, toolset, actor: authInfo?.clientId ?? 'anonymous' };
+  return {
+    tenantId,
+    toolset,
+    actor: authInfo?.clientId ?? 'anonymous',
+    permissions: Array.isArray(permissions)
+      ? permissions.filter((p): p is string => typeof p === 'string')
+      : [],
+  };
 }

@@ -21,6 +21,11 @@ export interface ExecuteOptions {
   actor?: string;
   /** The model's id for this call (agent loop), for the trace. */
   callId?: string;
+  /**
+   * What the calling key may do, when a person's key calls (REST, MCP). Unset inside a run: the
+   * model acts for nobody's key, so a built-in that needs a permission of its own refuses.
+   */
+  permissions?: readonly string[];
 }
 
 /** How many argument errors the 422's detail lists (all of them are in `errors`). */
@@ -118,7 +123,7 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    { signal, actor }: ExecuteOptions,
+    { signal, actor, permissions }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
@@ -142,7 +147,9 @@ export class ToolExecutor {
     }
     // Valid against a `type: object` schema, so the arguments are a JSON object.
     const object = args as { [key: string]: JsonValue };
-    if (builtin) return builtin.run(object, { tenantId: toolset.tenantId, actor, signal });
+    if (builtin) {
+      return builtin.run(object, { tenantId: toolset.tenantId, actor, signal, permissions });
+    }
     const url = tool.endpoint?.url;
     if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);
     return this.http.invoke(

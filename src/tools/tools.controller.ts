@@ -20,7 +20,7 @@ export class ToolsController {
   ) {
     const outcome = await this.executor.execute(
       { tenantId: body.tenant_id, toolset, name, arguments: body.arguments ?? {} },
-      { actor: principal.keyId },
+      { actor: principal.keyId, permissions: principal.permissions },
     );
     return {
       tool: outcome.tool,

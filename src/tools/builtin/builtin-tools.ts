@@ -16,6 +16,8 @@ export interface BuiltinToolContext {
   /** The key id of the caller, for the audit trail. */
   actor?: string;
   signal?: AbortSignal;
+  /** The calling key's permissions (REST, MCP); unset inside a run. */
+  permissions?: readonly string[];
 }
 
 /**
