@@ -56,6 +56,7 @@ export class GraphExecution {
   /** Set by an engine that produces the run's answer itself (the supervisor). */
   answer?: { text: string; finishReason: Exclude<RunFinishReason, 'error'> };
   private writes: Promise<unknown> = Promise.resolve();
+  private workerTools?: Promise<ToolSpec[]>;
   readonly references: ReferenceValues;
 
   constructor(
@@ -210,7 +211,14 @@ export class GraphExecution {
     );
   }
 
+  /** The supervisor's workers as tools, looked up once per execution rather than every turn. */
   workers(): Promise<ToolSpec[]> {
-    return this.services.steps.workers(this.record.tenant_id, this.state.definition);
+    this.workerTools ??= this.services.steps
+      .workers(this.record.tenant_id, this.state.definition)
+      .catch((error: unknown) => {
+        this.workerTools = undefined; // a failed lookup is tried again next turn
+        throw error;
+      });
+    return this.workerTools;
   }
 }
