@@ -19,11 +19,13 @@ import {
   jsonSummary,
   latencyReport,
   stateReport,
+  graphReport,
   tracingReport,
   warnings,
 } from './lib/report.mjs';
 import { AGENT_RUN, INFO, TOOL_CALL } from './lib/routes.mjs';
 import { stateBench } from './state.bench.mjs';
+import { graphBench } from './graph.bench.mjs';
 import { tracingBench } from './tracing.bench.mjs';
 
 /** The request each part measures against the node:http baseline. */
@@ -82,6 +84,12 @@ try {
     process.stderr.write('bench: tracing cost (in-memory spans vs OTEL_SDK_DISABLED)...\n');
     results.tracing = await tracingBench(options.http, tmpDir);
     console.log(`${tracingReport(results.tracing, options.http)}\n`);
+  }
+
+  if (only.has('graph')) {
+    process.stderr.write('bench: graph runs (3-step pipeline vs plain run, sqlite)...\n');
+    results.graph = await graphBench(options.http, tmpDir);
+    console.log(`${graphReport(results.graph, options.http)}\n`);
   }
 
   for (const warning of warnings(results)) console.log(warning);

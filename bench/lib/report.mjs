@@ -138,6 +138,19 @@ export function tracingReport(tracing, options) {
   ].join('\n');
 }
 
+export function graphReport(graph, options) {
+  const rows = [
+    ['plain echo run', fixed(graph.plain.reqPerSec, 0), ...loadCells(graph.plain)],
+    ['3-step pipeline', fixed(graph.graph.reqPerSec, 0), ...loadCells(graph.graph)],
+  ];
+  const { reqPerSec, cpuUsPerReq } = graph.graphOverPlain;
+  return [
+    loadTitle(`Graph runs, ${graph.route} (sqlite, built-in tools)`, options),
+    renderTable(['run', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    `pipeline/plain: runs/s ${times(reqPerSec, 3)}, CPU us/run ${times(cpuUsPerReq, 2)}`,
+  ].join('\n');
+}
+
 /** Every HTTP measurement in `results` with its path (`agent.sqlite.plain`). */
 function* loadResults(value, path) {
   if (!value || typeof value !== 'object') return;

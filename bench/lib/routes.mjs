@@ -58,3 +58,30 @@ export function requestFor(base, route) {
   const { path, ...rest } = route;
   return { url: `${base}${path}`, ...rest };
 }
+
+/** A three-step pipeline of built-in echo tools, each feeding the next (registered by the bench). */
+export const GRAPH_SPEC = {
+  tenant_id: TENANT,
+  topology: 'pipeline',
+  steps: [
+    { id: 'a', kind: 'tool', tool: 'echo', arguments: { text: '{{input}}' } },
+    { id: 'b', kind: 'tool', tool: 'echo', arguments: { text: '{{steps.a.output}}!' } },
+    { id: 'c', kind: 'tool', tool: 'echo', arguments: { text: '{{steps.b.output}}!' } },
+  ],
+};
+
+/** PUT of GRAPH_SPEC as agent `chain`. */
+export const GRAPH_PUT = {
+  method: 'PUT',
+  path: '/v1/agents/chain',
+  headers: JSON_AUTH,
+  body: JSON.stringify(GRAPH_SPEC),
+};
+
+/** One run of the `chain` graph (a run lease, a record, two checkpoints per step). */
+export const GRAPH_RUN = {
+  method: 'POST',
+  path: '/v1/agent/run',
+  headers: JSON_AUTH,
+  body: JSON.stringify({ tenant_id: TENANT, agent: 'chain', prompt: 'hello' }),
+};
