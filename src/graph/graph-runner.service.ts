@@ -28,6 +28,14 @@ import {
 } from './graph-record.js';
 import { StepRunner } from './step-runner.service.js';
 
+/** The audit kind of each status a graph run can settle in. */
+const SETTLED_KINDS = {
+  paused: 'run.paused',
+  denied: 'run.denied',
+  failed: 'run.failed',
+  completed: 'run.completed',
+} as const;
+
 /** This process can no longer write the run: stop without recording anything. */
 function lostTheRun(error: unknown, signal: AbortSignal): boolean {
   return (
@@ -219,14 +227,7 @@ export class GraphRunner {
     const paused = record.status === 'paused';
     await run.checkpoint();
     this.events.settled(record);
-    const kind =
-      record.status === 'paused'
-        ? 'run.paused'
-        : record.status === 'denied'
-          ? 'run.denied'
-          : record.status === 'failed'
-            ? 'run.failed'
-            : 'run.completed';
+    const kind = SETTLED_KINDS[record.status as keyof typeof SETTLED_KINDS];
     this.audit.record({
       kind,
       tenantId: record.tenant_id,

@@ -7,36 +7,6 @@ export interface BodyText {
 }
 
 /**
- * Reads at most `limit` bytes of a response body, so a runaway upstream cannot exhaust memory.
- * A longer body is cancelled (its connection is dropped rather than drained).
- */
-export async function readBoundedText(response: Response, limit: number): Promise<BodyText> {
-  const declared = Number(response.headers.get('content-length'));
-  if (response.body === null) return { text: '', truncated: false };
-  if (Number.isFinite(declared) && declared > limit) {
-    await response.body.cancel();
-    return { text: '', truncated: true };
-  }
-  // undici types the stream loosely; a fetch body is always bytes.
-  const reader = response.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = limit - size;
-    if (value.byteLength > room) {
-      chunks.push(value.subarray(0, room));
-      await reader.cancel();
-      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
-    }
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
-}
-
-/**
  * Drops an undici body without reading on (and its connection with it). Destroying emits an
  * abort error on the stream, which is expected here, so it is swallowed.
  */
@@ -46,9 +16,9 @@ export function discardBody(body: Dispatcher.ResponseData['body']): void {
 }
 
 /**
- * The same bound for an undici response body (calls to model endpoints and tools): a body
- * declared or found longer than `limit` is destroyed, which drops its connection instead of
- * draining it. `bytes` holds at most `limit` bytes.
+ * Reads at most `limit` bytes of an undici response body (model endpoints, tools, chat
+ * webhooks), so a runaway upstream cannot exhaust memory: a body declared or found longer is
+ * destroyed, which drops its connection instead of draining it.
  */
 export async function readBoundedBytes(
   response: Pick<Dispatcher.ResponseData, 'body' | 'headers'>,

@@ -1,6 +1,8 @@
 import { describeNetworkError, quoteUpstream } from '../providers/provider-errors.js';
 import { parseRetryAfter } from '../providers/provider-retry.js';
-import { readBoundedText } from '../http/bounded-body.js';
+import { request } from 'undici';
+import { readBoundedBody } from '../http/bounded-body.js';
+import { headerValue, outbound } from '../http/outbound.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -31,22 +33,22 @@ export async function postWebhook(
   const timeout = AbortSignal.timeout(timeoutMs);
   const scrub = (text: string) => quoteUpstream(text.split(url).join('<webhook>'));
   try {
-    const response = await fetch(url, {
+    const response = await request(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'svc-gateway' },
       body: JSON.stringify(message),
-      redirect: 'manual',
       signal: timeout,
+      dispatcher: outbound,
     });
-    const { text } = await readBoundedText(response, ANSWER_BYTES);
-    if (response.status >= 200 && response.status < 300)
-      return { ok: true, status: response.status };
+    const status = response.statusCode;
+    const { text } = await readBoundedBody(response, ANSWER_BYTES);
+    if (status >= 200 && status < 300) return { ok: true, status };
     const quote = scrub(text);
     return {
       ok: false,
-      retryable: retryableStatus(response.status),
-      retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
-      error: `webhook answered HTTP ${response.status}${quote ? `: ${quote}` : ''}`,
+      retryable: retryableStatus(status),
+      retryAfterMs: parseRetryAfter(headerValue(response, 'retry-after')),
+      error: `webhook answered HTTP ${status}${quote ? `: ${quote}` : ''}`,
     };
   } catch (error) {
     if (timeout.aborted) {

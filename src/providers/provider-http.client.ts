@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../http/problem.js';
 import { type Dispatcher, request } from 'undici';
-import { outbound } from '../http/outbound.js';
+import { headerValue, outbound } from '../http/outbound.js';
 import { readBoundedBody } from '../http/bounded-body.js';
 import {
   describeNetworkError,
@@ -40,11 +40,6 @@ interface AttemptFailure {
 }
 
 type AttemptResult = { ok: true; value: unknown } | AttemptFailure;
-
-const header = (response: Dispatcher.ResponseData, name: string): string | null => {
-  const value = response.headers[name];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
-};
 
 /**
  * POSTs JSON to a model endpoint with one overall deadline, bounded retries of 429/5xx and network
@@ -114,7 +109,7 @@ export class ProviderHttpClient {
       return {
         ok: false,
         retryable: isRetryableStatus(status),
-        retryAfterMs: parseRetryAfter(header(response, 'retry-after')),
+        retryAfterMs: parseRetryAfter(headerValue(response, 'retry-after')),
         summary: `answered ${status}`,
         quote: quoteUpstream(text, apiKey),
         network: false,
