@@ -5,6 +5,7 @@ import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ProblemException, ValidationProblem } from '../http/problem.js';
 import { GraphRunner } from '../graph/graph-runner.service.js';
+import { MAX_RUN_DEPTH, tooDeepForRun } from '../loop/run-lineage.js';
 import { type RunRecord, SETTLED_STATUSES } from '../runs/run-record.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
 import { type HeldLease, LeaseKeeper } from '../state/lease-keeper.service.js';
@@ -21,6 +22,8 @@ const DEFAULT_AGENT = 'default';
  * run's lease, 409. Runs on one session are serialised by a session lease: the second waits
  * (`multitask: enqueue`) or gets 409 (`reject`). A graph agent's run is handed to the
  * GraphRunner under its run lease; it answers `paused` when a node waits for approval.
+ * Every way of starting a run (REST, MCP and REST calls of run_agent, chat messages, `svc run`)
+ * comes through here, so this is where a run started from inside another is refused (403).
  */
 @Injectable()
 export class AgentRunner {
@@ -38,6 +41,13 @@ export class AgentRunner {
   }
 
   async run(request: RunRequest): Promise<RunRecord> {
+    if (tooDeepForRun()) {
+      throw new ProblemException(
+        403,
+        `a run cannot start another run: this request comes from inside a run (runs nest at most ${MAX_RUN_DEPTH} deep)`,
+        'nested-run',
+      );
+    }
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
     // A generated run id cannot be repeated, so a plain run without one needs no lease. A graph
     // run always holds one: it is what lets another replica take the run over.

@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
 import { GraphModule } from '../graph/graph.module.js';
 import { RunsModule } from '../runs/runs.module.js';
@@ -10,6 +10,7 @@ import { LoopModule } from '../loop/loop.module.js';
 import { AgentRunner } from './agent-runner.service.js';
 import { AgentsToolset } from './agents.toolset.js';
 import { RunExecutor } from './run-executor.service.js';
+import { RunLineageMiddleware } from './run-lineage.middleware.js';
 
 /** The agent runtime: `POST /v1/agent/run` and the services `svc run` uses in-process. */
 @Module({
@@ -26,4 +27,9 @@ import { RunExecutor } from './run-executor.service.js';
   providers: [RunExecutor, AgentRunner, AgentsToolset],
   exports: [AgentRunner],
 })
-export class AgentModule {}
+export class AgentModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    // Every route: any of them may lead to a run (REST, MCP, the chat webhook).
+    consumer.apply(RunLineageMiddleware).forRoutes('{*path}');
+  }
+}

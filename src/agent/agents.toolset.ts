@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { permits } from '../auth/permissions.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { JsonValue } from '../state/state-store.js';
+import { runDepth } from '../loop/run-lineage.js';
 import { MAX_SESSION_ID } from '../state/state-key.limits.js';
 import {
   type BuiltinTool,
@@ -50,8 +51,10 @@ const text = (value: JsonValue | undefined): string | undefined =>
 
 /**
  * Toolset `agents`, tool `run_agent`: a run through the same AgentRunner as POST /v1/agent/run
- * (so it is leased, recorded, traced and in the studio). It needs the caller's own `runs:write`;
- * inside a run there is no caller key, so an agent can never start agents.
+ * (so it is leased, recorded, traced and in the studio). It needs the caller's own `runs:write`,
+ * and it refuses whenever it is called on a run's behalf (its model's tool calls, its graph's
+ * steps, or its HTTP tool calls back into the gateway): an agent can never start agents, even
+ * with auth off, where every request holds every permission.
  */
 @Injectable()
 export class AgentsToolset implements OnModuleInit {
@@ -89,11 +92,14 @@ export class AgentsToolset implements OnModuleInit {
     args: { [key: string]: JsonValue },
     context: BuiltinToolContext,
   ): Promise<ToolResult> {
-    if (!context.permissions || !permits(context.permissions, 'runs:write')) {
-      const why = context.permissions
-        ? 'this key lacks the permission runs:write'
-        : 'agents cannot start agents (run_agent needs a caller key with runs:write)';
-      return { result: why, isError: true };
+    if (runDepth() > 0 || !context.permissions) {
+      return {
+        result: 'agents cannot start agents (run_agent is refused inside a run)',
+        isError: true,
+      };
+    }
+    if (!permits(context.permissions, 'runs:write')) {
+      return { result: 'this key lacks the permission runs:write', isError: true };
     }
     try {
       const record = await this.runner.run({

@@ -1,12 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditSink } from '../audit/audit-sink.js';
 import { runError } from '../runs/run-error.js';
+import type { ChatMessage } from '../providers/chat.types.js';
 import type { RunError, RunRecord } from '../runs/run-record.js';
 import { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
-import { ConversationStore } from '../sessions/conversation.store.js';
+import { ConversationStore, modelHistory } from '../sessions/conversation.store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { AgentLoop } from '../loop/agent-loop.service.js';
+import { insideRun } from '../loop/run-lineage.js';
 import { RunTracing } from '../telemetry/run-tracing.service.js';
 import type { RunRequest } from './run-request.js';
 
@@ -14,8 +16,11 @@ import type { RunRequest } from './run-request.js';
  * One run, start to end: continue the session's conversation, run the agent loop with the
  * toolset's tools, checkpoint the conversation after every turn (with its version, so a stale
  * writer fails instead of overwriting), and record the outcome. A failure is recorded as a
- * `failed` run and rethrown, so the caller gets the problem (502/504 for a model failure). The
- * run is one `invoke_agent` span, whose trace id the record carries.
+ * `failed` run and rethrown, so the caller gets the problem (502/504 for a model failure, 502
+ * `too-many-tool-calls`, 413 `session-too-large`). The session keeps within its size bound
+ * (ConversationStore), and the record's `messages` are the run's own as the session keeps them.
+ * The run is one `invoke_agent` span, whose trace id the record carries; everything it does runs
+ * inside its lineage (run-lineage.ts), so nothing it causes can start another run.
  */
 @Injectable()
 export class RunExecutor {
@@ -39,7 +44,7 @@ export class RunExecutor {
   ): Promise<RunRecord> {
     const { agent, tenantId } = request;
     return this.tracing.trace({ agent, runId, sessionId, tenantId }, ({ traceId }) =>
-      this.executeTraced(request, runId, sessionId, traceId, signal),
+      insideRun(() => this.executeTraced(request, runId, sessionId, traceId, signal)),
     );
   }
 
@@ -55,7 +60,7 @@ export class RunExecutor {
     // A session the caller did not name is new: there is nothing to load.
     const session =
       request.sessionId === undefined
-        ? { messages: [], version: 0 }
+        ? { messages: [], trimmed: 0, version: 0 }
         : await this.conversations.load(tenantId, sessionId);
     const base: RunRecord = {
       run_id: runId,
@@ -89,18 +94,30 @@ export class RunExecutor {
     });
 
     let version = session.version;
+    const history = modelHistory(session);
+    // The run's own messages as the session keeps them (the record's `messages`).
+    let kept: ChatMessage[] = request.input;
     try {
+      this.conversations.checkInput({ from: session, own: request.input });
       const result = await this.loop.run({
         tenantId,
         toolset: request.toolset,
         tools: toolset.tools,
         model: request.model,
-        messages: [...session.messages, ...request.input],
+        messages: [...history, ...request.input],
         maxTurns: request.maxTurns,
         actor: request.actor,
         signal,
         onTurn: async (conversation, progress) => {
-          version = await this.conversations.save(tenantId, sessionId, conversation, version);
+          const own = conversation.slice(history.length);
+          const saved = await this.conversations.save(
+            tenantId,
+            sessionId,
+            { from: session, own },
+            version,
+          );
+          version = saved.version;
+          kept = saved.own;
           this.events.progressed({ ...base, ...progress });
         },
       });
@@ -111,7 +128,7 @@ export class RunExecutor {
         finish_reason: result.finishReason,
         turns: result.turns,
         tool_calls: result.toolCalls,
-        messages: [...request.input, ...result.added],
+        messages: kept,
         ended_at: new Date().toISOString(),
       };
       await this.records.put(record);

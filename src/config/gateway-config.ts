@@ -9,6 +9,7 @@ export interface GatewayConfig {
   state: StateConfig;
   provider: ProviderConfig;
   tools: ToolsConfig;
+  runLimits: RunLimitsConfig;
   mcp: McpConfig;
   messaging: MessagingConfig;
   board: { dbPath: string };
@@ -70,6 +71,18 @@ export interface ToolsConfig {
   timeoutMs: number;
   /** Hosts HTTP tools may point at (`name`, `*.suffix`, `*`); undefined: any but link-local. */
   allowedHosts?: string[];
+}
+
+/** What one run may do and keep: the bounds on a model's fan-out and on a session's size. */
+export interface RunLimitsConfig {
+  /** Tool calls one model answer may ask for; more fails the run (none of them runs). */
+  maxToolCallsPerTurn: number;
+  /** Tool calls one run may make in all its turns (and graph steps). */
+  maxToolCallsPerRun: number;
+  /** A session's stored conversation, as JSON bytes; the oldest exchanges make room. */
+  sessionMaxBytes: number;
+  /** What the model is fed (and the session keeps) of one tool result; longer ones are cut. */
+  toolResultMaxBytes: number;
 }
 
 export type McpMode = (typeof MCP_MODES)[number];

@@ -193,4 +193,32 @@ describe('loadConfig', () => {
     }
     expect(message).toBe('--port must be an integer between 1 and 65535 (got "abc")');
   });
+
+  it('bounds tool calls and sessions by default, and reads the run limits', () => {
+    expect(loadConfig({}).runLimits).toEqual({
+      maxToolCallsPerTurn: 32,
+      maxToolCallsPerRun: 256,
+      sessionMaxBytes: 1024 * 1024,
+      toolResultMaxBytes: 32 * 1024,
+    });
+    const config = loadConfig({
+      SVC_MAX_TOOL_CALLS_PER_TURN: '4',
+      SVC_MAX_TOOL_CALLS_PER_RUN: '20',
+      SVC_SESSION_MAX_BYTES: '65536',
+      SVC_TOOL_RESULT_MAX_BYTES: '8192',
+    });
+    expect(config.runLimits).toEqual({
+      maxToolCallsPerTurn: 4,
+      maxToolCallsPerRun: 20,
+      sessionMaxBytes: 65536,
+      toolResultMaxBytes: 8192,
+    });
+    expect(errorOf({ SVC_MAX_TOOL_CALLS_PER_TURN: '0' })).toBe(
+      'SVC_MAX_TOOL_CALLS_PER_TURN must be an integer between 1 and 10000 (got "0")',
+    );
+    expect(errorOf({ SVC_SESSION_MAX_BYTES: '1000' })).toMatch(/^SVC_SESSION_MAX_BYTES must be/);
+    expect(errorOf({ SVC_SESSION_MAX_BYTES: '65536', SVC_TOOL_RESULT_MAX_BYTES: '32768' })).toBe(
+      'SVC_TOOL_RESULT_MAX_BYTES must be at most a quarter of SVC_SESSION_MAX_BYTES (65536), so that a session holds several results (got 32768)',
+    );
+  });
 });

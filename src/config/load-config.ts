@@ -2,7 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ConfigError } from './config-error.js';
 import { Environment, SECRET_VARIABLES } from './environment.js';
-import type { GatewayConfig, ProviderConfig } from './gateway-config.js';
+import type { GatewayConfig, ProviderConfig, RunLimitsConfig } from './gateway-config.js';
 import { loadKeysFile } from './keys-file.js';
 
 export type EnvSource = Record<string, string | undefined>;
@@ -61,6 +61,22 @@ function commaList(value: string | undefined): string[] | undefined {
   return value?.split(',').map((item) => item.trim().toLowerCase());
 }
 
+/** The run limits; a tool result must fit a session many times over, so it is a fraction. */
+function runLimits(env: Environment): RunLimitsConfig {
+  const limits: RunLimitsConfig = {
+    maxToolCallsPerTurn: env.SVC_MAX_TOOL_CALLS_PER_TURN ?? 32,
+    maxToolCallsPerRun: env.SVC_MAX_TOOL_CALLS_PER_RUN ?? 256,
+    sessionMaxBytes: env.SVC_SESSION_MAX_BYTES ?? 1024 * 1024,
+    toolResultMaxBytes: env.SVC_TOOL_RESULT_MAX_BYTES ?? 32 * 1024,
+  };
+  if (limits.toolResultMaxBytes * 4 > limits.sessionMaxBytes) {
+    throw new ConfigError(
+      `SVC_TOOL_RESULT_MAX_BYTES must be at most a quarter of SVC_SESSION_MAX_BYTES (${limits.sessionMaxBytes}), so that a session holds several results (got ${limits.toolResultMaxBytes})`,
+    );
+  }
+  return limits;
+}
+
 /** Builds the typed configuration from the environment. Throws ConfigError. */
 export function loadConfig(
   source: EnvSource = process.env,
@@ -102,6 +118,7 @@ export function loadConfig(
       timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000,
       allowedHosts: commaList(env.SVC_TOOL_ALLOWED_HOSTS),
     },
+    runLimits: runLimits(env),
     mcp: {
       mode: env.SVC_MCP_MODE ?? 'stateful',
       allowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),

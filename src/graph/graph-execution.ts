@@ -6,6 +6,8 @@ import type { GraphRunState, StepState } from '../runs/graph-run-state.js';
 import type { RunFinishReason, RunRecord } from '../runs/run-record.js';
 import type { RunEvents } from '../runs/run-events.js';
 import { RunRecordStore } from '../runs/run-record.store.js';
+import type { RunLimitsConfig } from '../config/gateway-config.js';
+import { ToolCallBudget } from '../loop/tool-call-budget.js';
 import type { JsonValue } from '../state/state-store.js';
 import type { ToolSpec } from '../tools/tool.types.js';
 import { ATTR_SVC_GRAPH_STEP_STATUS } from '../telemetry/semconv.js';
@@ -22,6 +24,7 @@ export interface ExecutionServices {
   audit: AuditSink;
   events: RunEvents;
   tracing: Tracing;
+  limits: RunLimitsConfig;
 }
 
 const now = () => new Date().toISOString();
@@ -58,6 +61,11 @@ export class GraphExecution {
   private writes: Promise<unknown> = Promise.resolve();
   private workerTools?: Promise<ToolSpec[]>;
   readonly references: ReferenceValues;
+  /**
+   * The run's tool calls (tool steps and agent steps' calls), counted on from the checkpoint's
+   * `tool_calls`, so a takeover or a decision does not start the count afresh.
+   */
+  readonly toolCalls: ToolCallBudget;
 
   constructor(
     readonly record: GraphRecord,
@@ -70,6 +78,11 @@ export class GraphExecution {
       input: record.graph.input,
       output: (id) => this.state.steps.find((step) => step.id === id)?.output,
     };
+    this.toolCalls = new ToolCallBudget(services.limits, record.tool_calls);
+  }
+
+  get limits(): RunLimitsConfig {
+    return this.services.limits;
   }
 
   get state(): GraphRunState {
@@ -161,6 +174,7 @@ export class GraphExecution {
         maxTurns: this.state.max_turns,
         signal: this.signal,
         references: this.references,
+        budget: this.toolCalls,
         callArguments,
       }),
     );

@@ -1,8 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { randomUUID } from 'node:crypto';
 import type { Topology } from '../agents/agent-spec.js';
 import type { StoredAgentSpec } from '../agents/agent-spec.store.js';
 import { AuditSink } from '../audit/audit-sink.js';
+import type { GatewayConfig, RunLimitsConfig } from '../config/gateway-config.js';
+import { insideRun } from '../loop/run-lineage.js';
 import { ChatProvider } from '../providers/chat.types.js';
 import type { ApprovalDecision } from '../runs/graph-run-state.js';
 import { runError } from '../runs/run-error.js';
@@ -75,6 +78,7 @@ function resumedSpan(record: GraphRecord, resumed: RunSpanInput['resumed']): Run
 export class GraphRunner {
   private readonly logger = new Logger(GraphRunner.name);
   private readonly engines: Record<Topology, GraphEngine>;
+  private readonly limits: RunLimitsConfig;
 
   constructor(
     private readonly records: RunRecordStore,
@@ -88,8 +92,10 @@ export class GraphRunner {
     pipeline: PipelineEngine,
     parallel: ParallelEngine,
     supervisor: SupervisorEngine,
+    config: ConfigService<GatewayConfig, true>,
   ) {
     this.engines = { pipeline, parallel, supervisor };
+    this.limits = config.get('runLimits', { infer: true });
   }
 
   /** Starts a new run of `agent`; the run id must not have a record yet. */
@@ -178,11 +184,21 @@ export class GraphRunner {
     return this.advance(stored, signal, decision.by ?? undefined, decision.decision === 'denied');
   }
 
-  private async advance(
+  /** Every execution of a graph (start, takeover, decision) runs inside the run's lineage. */
+  private advance(
     stored: VersionedRunRecord,
     signal: AbortSignal,
     actor?: string,
     settleOnly = false,
+  ): Promise<RunRecord> {
+    return insideRun(() => this.advanceInside(stored, signal, actor, settleOnly));
+  }
+
+  private async advanceInside(
+    stored: VersionedRunRecord,
+    signal: AbortSignal,
+    actor: string | undefined,
+    settleOnly: boolean,
   ): Promise<RunRecord> {
     const record = stored.record as GraphRecord;
     const run = new GraphExecution(record, stored.version, signal, actor, {
@@ -192,6 +208,7 @@ export class GraphRunner {
       audit: this.audit,
       events: this.events,
       tracing: this.tracing,
+      limits: this.limits,
     });
     this.events.started(record);
     try {

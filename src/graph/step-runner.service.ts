@@ -2,6 +2,7 @@ import { HttpException, Injectable } from '@nestjs/common';
 import type { StepSpec } from '../agents/agent-spec.js';
 import { type ReferenceValues, resolveReferences } from '../agents/step-references.js';
 import { AgentLoop } from '../loop/agent-loop.service.js';
+import { ToolCallLimitExceeded, type ToolCallBudget } from '../loop/tool-call-budget.js';
 import type { JsonValue } from '../state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
@@ -15,6 +16,8 @@ export interface StepContext {
   maxTurns: number;
   signal: AbortSignal;
   references: ReferenceValues;
+  /** The run's tool-call budget: every tool step and every agent step's tool call draws on it. */
+  budget: ToolCallBudget;
   /** A supervisor's call: arguments the model chose (over the step's own), or a task. */
   callArguments?: JsonValue;
 }
@@ -62,7 +65,9 @@ export class StepRunner {
         : await this.runAgent(step, context);
     } catch (error) {
       if (context.signal.aborted || !(error instanceof HttpException)) throw error;
-      return { ok: false, error: error.message, turns: 0, toolCalls: step.kind === 'tool' ? 1 : 0 };
+      // A tool step that was refused by the budget made no call.
+      const called = step.kind === 'tool' && !(error instanceof ToolCallLimitExceeded);
+      return { ok: false, error: error.message, turns: 0, toolCalls: called ? 1 : 0 };
     }
   }
 
@@ -93,6 +98,7 @@ export class StepRunner {
     const own = resolveReferences(step.arguments ?? {}, context.references);
     const chosen = context.callArguments;
     const args = isObject(own) && isObject(chosen) ? { ...own, ...chosen } : own;
+    context.budget.admit(1);
     const outcome = await this.tools.execute(
       {
         tenantId: context.tenantId,
@@ -122,6 +128,7 @@ export class StepRunner {
       maxTurns: context.maxTurns,
       actor: context.actor,
       signal: context.signal,
+      budget: context.budget,
     });
     return { ok: true, output: result.text, turns: result.turns, toolCalls: result.toolCalls };
   }

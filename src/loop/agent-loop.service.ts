@@ -1,9 +1,19 @@
 import { HttpException, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { ChatProvider, type ChatMessage, type ToolCall } from '../providers/chat.types.js';
 import type { RunFinishReason } from '../runs/run-record.js';
-import type { JsonValue } from '../state/state-store.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
 import type { ToolSpec } from '../tools/tool.types.js';
+import { mapConcurrently } from './concurrency.js';
+import { ToolCallBudget, type ToolCallLimits } from './tool-call-budget.js';
+import { toolResultContent } from './tool-result-content.js';
+
+/**
+ * Tool calls of one turn in flight at once; the rest wait for a free slot. Enough for the usual
+ * handful to run side by side, few enough that one answer cannot open hundreds of connections.
+ */
+export const TOOL_CALLS_AT_ONCE = 8;
 
 export interface LoopInput {
   tenantId: string;
@@ -15,6 +25,8 @@ export interface LoopInput {
   maxTurns: number;
   actor?: string;
   signal?: AbortSignal;
+  /** The run's tool-call budget when it spans several loops (a graph's steps); else a new one. */
+  budget?: ToolCallBudget;
   /** Called with the whole conversation after every turn (checkpointing, progress). */
   onTurn?: (conversation: ChatMessage[], progress: LoopProgress) => Promise<void>;
 }
@@ -35,26 +47,31 @@ export interface LoopResult {
   toolCalls: number;
 }
 
-/** What the model sees for a tool call: the result as text, or the error it caused. */
-function toolResultContent(result: JsonValue, isError: boolean): string {
-  const text = typeof result === 'string' ? result : JSON.stringify(result);
-  return isError ? `error: ${text}` : text;
-}
-
 /**
  * The agent loop: call the model with the conversation and the toolset's tools, run every tool
- * call it asks for (concurrently), append the results, and repeat until the model answers or the
- * turn limit is reached. A failing tool is an error result the model sees, never a crashed run;
- * a failing model call (502/504 problem) ends the run.
+ * call it asks for (TOOL_CALLS_AT_ONCE at a time), append the results, and repeat until the
+ * model answers or the turn limit is reached. A failing tool is an error result the model sees,
+ * never a crashed run; a failing model call (502/504 problem) ends the run, and so does an
+ * answer with more tool calls than a turn or the run may make (502 `too-many-tool-calls`,
+ * before any of them runs). Each result is cut to SVC_TOOL_RESULT_MAX_BYTES.
  */
 @Injectable()
 export class AgentLoop {
+  private readonly limits: ToolCallLimits;
+  private readonly resultMaxBytes: number;
+
   constructor(
     private readonly provider: ChatProvider,
     private readonly tools: ToolExecutor,
-  ) {}
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    const limits = config.get('runLimits', { infer: true });
+    this.limits = limits;
+    this.resultMaxBytes = limits.toolResultMaxBytes;
+  }
 
   async run(input: LoopInput): Promise<LoopResult> {
+    const budget = input.budget ?? new ToolCallBudget(this.limits);
     const conversation = [...input.messages];
     const added: ChatMessage[] = [];
     const append = (message: ChatMessage) => {
@@ -79,7 +96,10 @@ export class AgentLoop {
         await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
         break;
       }
-      const results = await Promise.all(calls.map((call) => this.callTool(input, call)));
+      budget.admit(calls.length);
+      const results = await mapConcurrently(calls, TOOL_CALLS_AT_ONCE, (call) =>
+        this.callTool(input, call),
+      );
       toolCalls += calls.length;
       results.forEach(append);
       await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
@@ -105,10 +125,10 @@ export class AgentLoop {
         },
         { signal: input.signal, actor: input.actor, callId: call.id },
       );
-      return reply(toolResultContent(outcome.result, outcome.isError));
+      return reply(toolResultContent(outcome.result, outcome.isError, this.resultMaxBytes));
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return reply(toolResultContent(error.message, true));
+      return reply(toolResultContent(error.message, true, this.resultMaxBytes));
     }
   }
 }

@@ -8,6 +8,8 @@ export interface SessionView {
   session_id: string;
   tenant_id: string;
   messages: ChatMessage[];
+  /** Oldest messages dropped to keep the session within SVC_SESSION_MAX_BYTES (0: none). */
+  trimmed_messages: number;
   version: number;
   updated_at: string | null;
 }
@@ -31,6 +33,7 @@ export class SessionsController {
       session_id: sessionId,
       tenant_id: query.tenant_id,
       messages: conversation.messages,
+      trimmed_messages: conversation.trimmed,
       version: conversation.version,
       updated_at:
         conversation.updatedAt === null ? null : new Date(conversation.updatedAt).toISOString(),

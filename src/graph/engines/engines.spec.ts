@@ -1,16 +1,25 @@
 import { describe, expect, it } from '@jest/globals';
 import type { StepSpec, Topology } from '../../agents/agent-spec.js';
 import type { AuditSink } from '../../audit/audit-sink.js';
+import type { RunLimitsConfig } from '../../config/gateway-config.js';
 import type { ChatCompletion, ChatProvider, ChatRequest } from '../../providers/chat.types.js';
 import type { SupervisorState } from '../../runs/graph-run-state.js';
 import { RunEvents } from '../../runs/run-events.js';
 import type { RunRecordStore } from '../../runs/run-record.store.js';
 import type { Tracing } from '../../telemetry/tracing.service.js';
+import { ToolCallLimitExceeded } from '../../loop/tool-call-budget.js';
 import { GraphExecution, type GraphRecord, MAX_STEP_OUTPUT_BYTES } from '../graph-execution.js';
 import type { StepContext, StepOutcome, StepRunner } from '../step-runner.service.js';
 import { ParallelEngine } from './parallel.engine.js';
 import { PipelineEngine } from './pipeline.engine.js';
 import { SupervisorEngine } from './supervisor.engine.js';
+
+const LIMITS: RunLimitsConfig = {
+  maxToolCallsPerTurn: 32,
+  maxToolCallsPerRun: 256,
+  sessionMaxBytes: 1024 * 1024,
+  toolResultMaxBytes: 32 * 1024,
+};
 
 /** A graph run on fakes: steps answer from `outcomes` (default: ok with `<id>-out`). */
 function execution(
@@ -20,6 +29,9 @@ function execution(
     outcomes?: Record<string, StepOutcome>;
     model?: (request: ChatRequest, n: number) => ChatCompletion;
     supervisor?: Partial<SupervisorState>;
+    limits?: Partial<RunLimitsConfig>;
+    /** Tool calls the checkpoint already counts. */
+    toolCalls?: number;
   } = {},
 ) {
   const ran: Array<{ id: string; args: unknown }> = [];
@@ -69,7 +81,7 @@ function execution(
     text: '',
     finish_reason: null,
     turns: 0,
-    tool_calls: 0,
+    tool_calls: options.toolCalls ?? 0,
     messages: [],
     trace_id: null,
     started_at: '',
@@ -111,6 +123,7 @@ function execution(
     audit,
     events: new RunEvents(),
     tracing,
+    limits: { ...LIMITS, ...options.limits },
   });
   const status = () => Object.fromEntries(record.graph.steps.map((s) => [s.id, s.status]));
   return { run, record, ran, checkpoints, requests, status };
@@ -244,5 +257,57 @@ describe('SupervisorEngine', () => {
     expect(x.record.graph.supervisor?.messages.at(-2)?.content).toBe(
       'error: there is no worker "ghost"',
     );
+  });
+
+  it('fails the run when one answer asks for more worker calls than a turn may make', async () => {
+    const x = execution('supervisor', [tool('w')], {
+      supervisor: { budget: 100 },
+      limits: { maxToolCallsPerTurn: 3 },
+      model: () => calls('w', 'w', 'w', 'w'),
+    });
+    const failure = new SupervisorEngine().advance(x.run);
+    await expect(failure).rejects.toBeInstanceOf(ToolCallLimitExceeded);
+    await expect(failure).rejects.toThrow(/asked for 4 tool calls in one answer; at most 3/);
+    expect(x.ran).toHaveLength(0);
+    expect(x.record.graph.supervisor?.queue).toEqual([]);
+  });
+
+  it('fails the run when its worker calls in all would pass the per-run bound', async () => {
+    const x = execution('supervisor', [tool('w')], {
+      supervisor: { budget: 100 },
+      limits: { maxToolCallsPerRun: 5 },
+      model: () => calls('w', 'w'),
+    });
+    await expect(new SupervisorEngine().advance(x.run)).rejects.toThrow(
+      /2 more tool calls after 4; at most 5 are allowed per run/,
+    );
+    // Two turns of two ran; the third answer was refused whole.
+    expect(x.ran).toHaveLength(4);
+  });
+
+  it('cuts a worker result to the tool result bound', async () => {
+    const big: StepOutcome = { ok: true, output: 'y'.repeat(5000), turns: 0, toolCalls: 1 };
+    const x = execution('supervisor', [tool('w')], {
+      outcomes: { w: big },
+      limits: { toolResultMaxBytes: 1024 },
+      model: (_r, n) => (n === 0 ? calls('w') : answer('done')),
+    });
+    await new SupervisorEngine().advance(x.run);
+    const result = x.record.graph.supervisor?.messages.find((m) => m.role === 'tool');
+    expect(Buffer.byteLength(result?.content ?? '')).toBeLessThanOrEqual(1024);
+    expect(result?.content).toMatch(/tool result truncated: 5000 bytes/);
+  });
+});
+
+describe('graph tool-call budget', () => {
+  it('counts on from the checkpoint, so a taken-over run does not start afresh', () => {
+    const x = execution('pipeline', [tool('a')], {
+      toolCalls: 9,
+      limits: { maxToolCallsPerRun: 10 },
+    });
+    expect(x.run.toolCalls.used).toBe(9);
+    expect(() => x.run.toolCalls.admit(2)).toThrow(ToolCallLimitExceeded);
+    x.run.toolCalls.admit(1);
+    expect(x.run.toolCalls.used).toBe(10);
   });
 });

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { ChatMessage, ToolCall } from '../../providers/chat.types.js';
 import type { SupervisorState } from '../../runs/graph-run-state.js';
+import { ToolCallBudget } from '../../loop/tool-call-budget.js';
+import { capText } from '../../loop/tool-result-content.js';
 import type { JsonValue } from '../../state/state-store.js';
 import type { GraphExecution } from '../graph-execution.js';
 import { GraphEngine } from './graph-engine.js';
@@ -17,11 +19,18 @@ export function supervisorPrompt(budget: number): string {
   );
 }
 
+/** Worker calls the supervisor's model asked for so far (answered or not), from its conversation. */
+function requestedCalls(messages: readonly ChatMessage[]): number {
+  return messages.reduce((sum, message) => sum + (message.tool_calls?.length ?? 0), 0);
+}
+
 /**
  * A model chooses the next worker (a step) each turn until it answers. The budget counts worker
  * calls that start, is checkpointed before each one, and is never exceeded: a call beyond it gets
  * an error result, and once it is spent the model is offered no workers. Model turns are bounded
- * by the run's `max_turns`.
+ * by the run's `max_turns`. Apart from the budget, an answer asking for more worker calls than
+ * SVC_MAX_TOOL_CALLS_PER_TURN, or more than SVC_MAX_TOOL_CALLS_PER_RUN in all, fails the run
+ * (502 `too-many-tool-calls`) before any of them is queued, as in a plain run's loop.
  */
 @Injectable()
 export class SupervisorEngine extends GraphEngine {
@@ -51,10 +60,12 @@ export class SupervisorEngine extends GraphEngine {
       }
       const workers = state.used < state.budget ? await run.workers() : [];
       const completion = await run.complete(state.messages, workers);
+      const calls = completion.message.tool_calls ?? [];
+      new ToolCallBudget(run.limits, requestedCalls(state.messages)).admit(calls.length);
       state.turns += 1;
       run.record.turns += 1;
       state.messages.push(completion.message);
-      state.queue.push(...(completion.message.tool_calls ?? []));
+      state.queue.push(...calls);
       await run.checkpoint();
     }
   }
@@ -69,7 +80,7 @@ export class SupervisorEngine extends GraphEngine {
       role: 'tool',
       tool_call_id: call.id,
       name: call.name,
-      content,
+      content: capText(content, run.limits.toolResultMaxBytes),
     });
     if (!run.state.definition.some((step) => step.id === call.name)) {
       return reply(`error: there is no worker "${call.name}"`);
