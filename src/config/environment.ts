@@ -15,6 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
+import { IsHostAllowList } from './host-list.validator.js';
 import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
 
 export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
@@ -102,11 +103,7 @@ export class Environment {
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
-  @IsOptional()
-  @Matches(/^(\*|(\*\.)?[A-Za-z0-9.:[\]-]+)(\s*,\s*(\*|(\*\.)?[A-Za-z0-9.:[\]-]+))*$/, {
-    message: 'must be a comma-separated list of host names, *.suffix patterns or *',
-  })
-  SVC_TOOL_ALLOWED_HOSTS?: string;
+  @IsOptional() @IsHostAllowList() SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- MCP host (CONTRACT 6) ---
   @OptionalOneOf(MCP_MODES) SVC_MCP_MODE?: (typeof MCP_MODES)[number];
