@@ -17,6 +17,8 @@ import { BoardModule } from '../board/board.module.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { GatewayConfigModule } from '../config/gateway-config.module.js';
 import { HealthModule } from '../health/health.module.js';
+import type { EgressLookup } from '../http/egress-agent.js';
+import { EgressModule } from '../http/egress.module.js';
 import { jsonBody, jsonOnly } from '../http/json-body.middleware.js';
 import { ProblemFilter } from '../http/problem.filter.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
@@ -41,6 +43,8 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** Where the MCP host is mounted (default `/mcp`); a standalone host can choose its path. */
   mcpPath?: string;
+  /** Resolves tenants' destination names (the system resolver by default; tests map names). */
+  egressLookup?: EgressLookup;
 }
 
 /**
@@ -58,6 +62,7 @@ export class AppModule implements NestModule {
         await GatewayConfigModule.forRoot(config),
         TelemetryModule.forRoot(config.telemetry),
         LoggingModule.forRoot(config.server, options.logDestination),
+        EgressModule.forRoot(options.egressLookup),
         AuditModule,
         AuthModule,
         RateLimitModule,

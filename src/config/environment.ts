@@ -15,6 +15,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
+import { IsHostAllowList } from './host-list.validator.js';
 import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
 
 export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
@@ -102,17 +103,13 @@ export class Environment {
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
+  @IsOptional() @IsHostAllowList() SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- run limits (bounded fan-out and state) ---
   @OptionalInt(1, 10_000) SVC_MAX_TOOL_CALLS_PER_TURN?: number;
   @OptionalInt(1, 1_000_000) SVC_MAX_TOOL_CALLS_PER_RUN?: number;
   @OptionalInt(16 * 1024, 256 * 1024 * 1024) SVC_SESSION_MAX_BYTES?: number;
   @OptionalInt(1024, 16 * 1024 * 1024) SVC_TOOL_RESULT_MAX_BYTES?: number;
-  @IsOptional()
-  @Matches(/^(\*|(\*\.)?[A-Za-z0-9.:[\]-]+)(\s*,\s*(\*|(\*\.)?[A-Za-z0-9.:[\]-]+))*$/, {
-    message: 'must be a comma-separated list of host names, *.suffix patterns or *',
-  })
-  SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- MCP host (CONTRACT 6) ---
   @OptionalOneOf(MCP_MODES) SVC_MCP_MODE?: (typeof MCP_MODES)[number];

@@ -69,7 +69,10 @@ export interface ProviderConfig {
 
 export interface ToolsConfig {
   timeoutMs: number;
-  /** Hosts HTTP tools may point at (`name`, `*.suffix`, `*`); undefined: any but link-local. */
+  /**
+   * SVC_TOOL_ALLOWED_HOSTS: destinations tenants' tools may reach (names, `*.suffix`, IPs, CIDRs,
+   * `*`; see AllowList). Undefined: any public one, and private ones while bound to loopback.
+   */
   allowedHosts?: string[];
 }
 

@@ -135,6 +135,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the tool allow list: names, *.suffix, IPs, CIDRs, *; names a bad entry', () => {
+    expect(
+      loadConfig({
+        SVC_TOOL_ALLOWED_HOSTS:
+          'Tools.Example.com, *.svc.cluster.local,10.0.0.0/8,[::1],fd00::/8,*',
+      }).tools.allowedHosts,
+    ).toEqual(['tools.example.com', '*.svc.cluster.local', '10.0.0.0/8', '[::1]', 'fd00::/8', '*']);
+    expect(errorOf({ SVC_TOOL_ALLOWED_HOSTS: 'tools.example.com,http://x.example/' })).toBe(
+      'SVC_TOOL_ALLOWED_HOSTS must be a comma-separated list of host names, *.suffix patterns, ' +
+        'IP addresses, CIDRs or *: "http://x.example/" is not a host name, *.suffix, IP address, ' +
+        'CIDR or * (got "tools.example.com,http://x.example/")',
+    );
+    expect(errorOf({ SVC_TOOL_ALLOWED_HOSTS: '10.0.0.0/40' })).toContain('"10.0.0.0/40"');
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ SVC_PORT: '', SVC_STATE_BACKEND: '' }).server.port).toBe(8080);
   });

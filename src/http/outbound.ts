@@ -1,11 +1,18 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { createEgressAgent } from './egress-agent.js';
+import { EgressPolicy } from './egress-policy.js';
 
 /**
- * The keep-alive connection pools (one per origin) of the gateway's own HTTP calls to model
- * endpoints, tenants' tools and chat webhooks. undici's `request` on it costs a fraction of fetch per call
- * (measured 80 µs against 280 µs on loopback) and, unlike fetch, never follows a redirect.
+ * The keep-alive connection pools (one per origin) of the gateway's calls to destinations an
+ * operator configured: the model endpoint and chat webhooks. Operators legitimately point these
+ * at private addresses, so only link-local and cloud metadata addresses (and the other forbidden
+ * ones, in any spelling) are refused, on the address each connection actually goes to.
+ * Tenant-chosen destinations go through TenantEgress, under the full policy.
+ *
+ * undici's `request` on it costs a fraction of fetch per call (measured 80 µs against 280 µs on
+ * loopback) and, unlike fetch, never follows a redirect.
  */
-export const outbound = new Agent({ keepAliveTimeout: 10_000 });
+export const operatorEgress = createEgressAgent(EgressPolicy.operator);
 
 /** The first value of a response header, or null. */
 export function headerValue(response: Pick<Dispatcher.ResponseData, 'headers'>, name: string) {

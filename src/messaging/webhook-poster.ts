@@ -2,7 +2,7 @@ import { describeNetworkError, quoteUpstream } from '../providers/provider-error
 import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../http/bounded-body.js';
-import { headerValue, outbound } from '../http/outbound.js';
+import { headerValue, operatorEgress } from '../http/outbound.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -38,7 +38,7 @@ export async function postWebhook(
       headers: { 'content-type': 'application/json', 'user-agent': 'svc-gateway' },
       body: JSON.stringify(message),
       signal: timeout,
-      dispatcher: outbound,
+      dispatcher: operatorEgress,
     });
     const status = response.statusCode;
     const { text } = await readBoundedBody(response, ANSWER_BYTES);

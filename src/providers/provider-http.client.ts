@@ -2,7 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../http/problem.js';
 import { type Dispatcher, request } from 'undici';
-import { headerValue, outbound } from '../http/outbound.js';
+import { headerValue, operatorEgress } from '../http/outbound.js';
 import { readBoundedBody } from '../http/bounded-body.js';
 import {
   describeNetworkError,
@@ -99,7 +99,7 @@ export class ProviderHttpClient {
         headers: this.headers,
         body: payload,
         signal,
-        dispatcher: outbound,
+        dispatcher: operatorEgress,
       });
       const status = response.statusCode;
       if (status >= 200 && status < 300) {

@@ -1,15 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { loadConfig } from '../config/load-config.js';
 import { ProblemException } from '../http/problem.js';
-import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
+import { TenantEgress } from '../http/tenant-egress.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 
 const TIMEOUT_MS = 300;
 
-/** A real local endpoint: `/ok` echoes, `/hang` never answers, `/stream` sends 2 MiB in chunks. */
+/**
+ * A real local endpoint: `/ok` echoes, `/hang` never answers, `/stream` sends 2 MiB in chunks,
+ * `/fail` answers 500, `/reset` resets the connection, `/close` closes it without an answer.
+ */
 function startServer(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     if (req.url === '/hang') return; // closed by closeAllConnections in afterAll
@@ -23,6 +29,10 @@ function startServer(): Promise<{ server: Server; url: string }> {
       res.writeHead(302, { location: '/ok' });
       return res.end();
     }
+    if (req.url === '/fail') return res.writeHead(500).end('{"error":"secret internals"}');
+    if (req.url === '/not-json') return res.end('hello');
+    if (req.url === '/reset') return req.socket.resetAndDestroy();
+    if (req.url === '/close') return req.socket.end();
     req.pipe(res);
   });
   return new Promise((resolve) =>
@@ -32,11 +42,23 @@ function startServer(): Promise<{ server: Server; url: string }> {
   );
 }
 
-async function problemOf(promise: Promise<unknown>): Promise<{ status: number; slug?: string }> {
+async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function problemOf(
+  promise: Promise<unknown>,
+): Promise<{ status: number; slug?: string; detail: string }> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ProblemException) return { status: error.getStatus(), slug: error.slug };
+    if (error instanceof ProblemException) {
+      return { status: error.getStatus(), slug: error.slug, detail: error.message };
+    }
     throw error;
   }
   throw new Error('expected a ProblemException');
@@ -44,22 +66,30 @@ async function problemOf(promise: Promise<unknown>): Promise<{ status: number; s
 
 describe('HttpToolInvoker', () => {
   let endpoint: { server: Server; url: string };
-  const config = new ConfigService({ tools: { timeoutMs: TIMEOUT_MS } });
-  const typed = config as unknown as ConfigService<GatewayConfig, true>;
-  const invoker = new HttpToolInvoker(typed, new ToolEndpointPolicy(typed));
-  const target = (path: string) => ({
+  const config = new ConfigService(
+    loadConfig({ SVC_TOOL_TIMEOUT_MS: String(TIMEOUT_MS) }),
+  ) as unknown as ConfigService<GatewayConfig, true>;
+  // No name resolves (no DNS in unit tests): a name is a resolution failure.
+  const egress = new TenantEgress(config, () => Promise.resolve([]));
+  const invoker = new HttpToolInvoker(config, new ToolEndpointPolicy(egress), egress);
+  const target = (path: string, base = endpoint.url) => ({
     tenantId: 't',
     toolset: 's',
     name: 'n',
-    url: `${endpoint.url}${path}`,
+    url: `${base}${path}`,
   });
+
+  // Failures are logged for the operator; tests look at those lines instead of printing them.
+  const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
 
   beforeAll(async () => {
     endpoint = await startServer();
   });
-  afterAll(() => {
+  afterAll(async () => {
+    warn.mockRestore();
     endpoint.server.closeAllConnections();
     endpoint.server.close();
+    await egress.onApplicationShutdown();
   });
 
   it('posts the arguments and returns the JSON answer', async () => {
@@ -74,7 +104,7 @@ describe('HttpToolInvoker', () => {
 
   it('times out with 504 after tools.timeoutMs', async () => {
     const started = Date.now();
-    expect(await problemOf(invoker.invoke(target('/hang'), {}))).toEqual({
+    expect(await problemOf(invoker.invoke(target('/hang'), {}))).toMatchObject({
       status: 504,
       slug: 'tool-timeout',
     });
@@ -89,14 +119,37 @@ describe('HttpToolInvoker', () => {
     await expect(call).rejects.toBe(reason);
   });
 
-  it('refuses a streamed answer over 1 MiB and a redirect with 502', async () => {
-    expect(await problemOf(invoker.invoke(target('/stream'), {}))).toEqual({
-      status: 502,
-      slug: 'tool-failed',
-    });
-    expect(await problemOf(invoker.invoke(target('/redirect'), {}))).toEqual({
-      status: 502,
-      slug: 'tool-failed',
-    });
+  it('answers every failure with the same 502, and logs the reason for the operator', async () => {
+    warn.mockClear();
+    const closed = `http://127.0.0.1:${await closedPort()}`;
+    const failures = [
+      target('/', closed),
+      target('/reset'),
+      target('/close'),
+      target('/fail'),
+      target('/redirect'),
+      target('/not-json'),
+      target('/stream'),
+      target('/', 'http://nowhere.test'),
+    ];
+    for (const failure of failures) {
+      expect([failure.url, await problemOf(invoker.invoke(failure, {}))]).toEqual([
+        failure.url,
+        { status: 502, slug: 'tool-failed', detail: 'tool endpoint unreachable' },
+      ]);
+    }
+    const reasons = warn.mock.calls.map(([fields]) => (fields as { reason: string }).reason);
+    expect(reasons).toEqual([
+      'ECONNREFUSED',
+      expect.stringMatching(/^(ECONNRESET|UND_ERR_SOCKET)$/),
+      expect.stringMatching(/^(ECONNRESET|UND_ERR_SOCKET)$/),
+      'answered HTTP 500',
+      'answered HTTP 302',
+      'answered a body that is not JSON',
+      'answered more than 1048576 bytes',
+      'ENOTFOUND',
+    ]);
+    // The log names the endpoint by its origin only: paths and queries may hold secrets.
+    expect(warn.mock.calls[3][0]).toMatchObject({ endpoint: endpoint.url, tool: 'n' });
   });
 });

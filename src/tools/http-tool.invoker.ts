@@ -1,13 +1,14 @@
-import { Injectable } from '@nestjs/common';
-import { request } from 'undici';
-import { discardBody, readBoundedBytes } from '../http/bounded-body.js';
-import { outbound } from '../http/outbound.js';
+import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { type Dispatcher, request } from 'undici';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
+import { discardBody, readBoundedBytes } from '../http/bounded-body.js';
+import { EgressRefusedError } from '../http/egress-agent.js';
 import { ProblemException } from '../http/problem.js';
+import { TenantEgress } from '../http/tenant-egress.js';
 import type { JsonValue } from '../state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tools.js';
+import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOL_RESPONSE_BYTES } from './tool.limits.js';
 
 export interface HttpToolTarget {
@@ -17,13 +18,21 @@ export interface HttpToolTarget {
   url: string;
 }
 
-const failed = (detail: string) => new ProblemException(502, detail, 'tool-failed');
+/**
+ * The one thing a caller learns when a tool endpoint fails. Saying more (connection refused vs
+ * reset vs closed vs an HTTP status vs a policy refusal) would let tenants map the gateway's
+ * network through their tools; the operator's log keeps the reason.
+ */
+export const TOOL_UNREACHABLE = 'tool endpoint unreachable';
+
+/** Why an exchange that reached the endpoint is unusable (for the log only). */
+class UnusableAnswer extends Error {}
 
 function decodeUtf8(bytes: Buffer): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw failed('tool endpoint answered with a body that is not UTF-8');
+    throw new UnusableAnswer('answered a body that is not UTF-8');
   }
 }
 
@@ -33,35 +42,48 @@ function parseResult(text: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
-    throw failed('tool endpoint answered with a body that is not JSON');
+    throw new UnusableAnswer('answered a body that is not JSON');
   }
 }
 
-/** A socket error (ECONNREFUSED, …) carries its code, on the error or (from fetch) its cause. */
-function requestFailure(error: unknown): ProblemException {
+/** The classified reason of a failure, for the operator's log: never a body, never a secret. */
+function failureReason(error: unknown): string {
+  if (error instanceof EgressRefusedError)
+    return `refused by the egress policy: ${error.refusal.reason}`;
+  if (error instanceof UnusableAnswer) return error.message;
   type ErrorLike = { code?: unknown; message?: unknown; cause?: ErrorLike };
-  const own = error as ErrorLike;
+  const own = (error ?? {}) as ErrorLike;
   const cause: ErrorLike = own.cause ?? own;
-  if (typeof cause.code === 'string' && !cause.code.startsWith('UND_ERR')) {
-    return failed(`tool endpoint unreachable: ${cause.code}`);
+  if (typeof cause.code === 'string') return cause.code; // ECONNREFUSED, UND_ERR_SOCKET, CERT_…
+  return typeof cause.message === 'string' ? cause.message : 'unknown failure';
+}
+
+/** Only the origin of a tenant's URL is logged: paths and queries may carry its secrets. */
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '(invalid URL)';
   }
-  const reason = typeof cause.message === 'string' ? cause.message : String(error);
-  return failed(`tool endpoint request failed: ${reason}`);
 }
 
 /**
  * Calls a tenant's HTTP tool: POSTs the arguments as JSON and reads a JSON answer of at most
- * 1 MiB. 502 `tool-failed` when the endpoint is unreachable, answers non-2xx or an unusable body;
- * 504 `tool-timeout` after SVC_TOOL_TIMEOUT_MS. When the caller's signal aborts, its reason is
- * thrown as is (the caller is cancelling, the tool did not fail).
+ * 1 MiB, over TenantEgress (every connection's address is checked by the egress policy). Any
+ * failure is one 502 `tool-failed` "tool endpoint unreachable" (see TOOL_UNREACHABLE), except
+ * 504 `tool-timeout` after SVC_TOOL_TIMEOUT_MS, and a 502 naming the reason when the URL itself
+ * is refused (that needs no network, so it tells nothing about it). When the caller's signal
+ * aborts, its reason is thrown as is (the caller is cancelling, the tool did not fail).
  */
 @Injectable()
 export class HttpToolInvoker {
+  private readonly logger = new Logger(HttpToolInvoker.name);
   private readonly timeoutMs: number;
 
   constructor(
     config: ConfigService<GatewayConfig, true>,
     private readonly endpoints: ToolEndpointPolicy,
+    private readonly egress: TenantEgress,
   ) {
     this.timeoutMs = config.get('tools', { infer: true }).timeoutMs;
   }
@@ -69,51 +91,77 @@ export class HttpToolInvoker {
   async invoke(target: HttpToolTarget, args: JsonValue, signal?: AbortSignal): Promise<ToolResult> {
     // Checked again at call time: the allow-list may have narrowed since registration.
     const refusal = this.endpoints.refusal(target.url);
-    if (refusal) throw failed(refusal);
+    if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The timeout covers the whole exchange, reading the body included.
-      const response = await request(target.url, {
-        dispatcher: outbound,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json',
-          'user-agent': 'svc-gateway',
-          'x-tenant-id': target.tenantId,
-          'x-toolset': target.toolset,
-          'x-tool-name': target.name,
-        },
-        body: JSON.stringify(args),
-        // A redirect is reported, never followed: the registered URL is the one the tenant vouched for.
-        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
-      });
-      if (response.statusCode < 200 || response.statusCode >= 300) {
-        discardBody(response.body);
-        throw failed(`tool endpoint answered HTTP ${response.statusCode}`);
-      }
-      const body = await readBoundedBytes(response, MAX_TOOL_RESPONSE_BYTES);
-      if (body.truncated) {
-        throw failed(`tool endpoint answered more than ${MAX_TOOL_RESPONSE_BYTES} bytes`);
-      }
-      const result = parseResult(decodeUtf8(body.bytes));
-      const isError =
-        result !== null &&
-        typeof result === 'object' &&
-        !Array.isArray(result) &&
-        result.is_error === true;
-      return { result, isError };
+      return await this.exchange(
+        target,
+        args,
+        signal ? AbortSignal.any([timeout, signal]) : timeout,
+      );
     } catch (error) {
-      if (error instanceof ProblemException) throw error;
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
+      const timedOut = timeout.aborted;
+      this.logger.warn(
+        {
+          err: error instanceof UnusableAnswer || timedOut ? undefined : error,
+          reason: timedOut ? `no answer within ${this.timeoutMs} ms` : failureReason(error),
+          tenant_id: target.tenantId,
+          toolset: target.toolset,
+          tool: target.name,
+          endpoint: originOf(target.url),
+        },
+        'tool endpoint call failed',
+      );
+      if (timedOut) {
         throw new ProblemException(
           504,
           `tool endpoint did not answer within ${this.timeoutMs} ms`,
           'tool-timeout',
         );
       }
-      throw requestFailure(error);
+      throw new ProblemException(502, TOOL_UNREACHABLE, 'tool-failed');
     }
+  }
+
+  private async exchange(
+    target: HttpToolTarget,
+    args: JsonValue,
+    signal: AbortSignal,
+  ): Promise<ToolResult> {
+    const response = await request(target.url, {
+      dispatcher: this.egress.dispatcher,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'user-agent': 'svc-gateway',
+        'x-tenant-id': target.tenantId,
+        'x-toolset': target.toolset,
+        'x-tool-name': target.name,
+      },
+      body: JSON.stringify(args),
+      // A redirect is a failure, never followed: the registered URL is the one the tenant vouched for.
+      signal,
+    });
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      discardBody(response.body);
+      throw new UnusableAnswer(`answered HTTP ${response.statusCode}`);
+    }
+    const result = parseResult(decodeUtf8(await this.readBody(response)));
+    const isError =
+      result !== null &&
+      typeof result === 'object' &&
+      !Array.isArray(result) &&
+      result.is_error === true;
+    return { result, isError };
+  }
+
+  private async readBody(response: Dispatcher.ResponseData): Promise<Buffer> {
+    const body = await readBoundedBytes(response, MAX_TOOL_RESPONSE_BYTES);
+    if (body.truncated)
+      throw new UnusableAnswer(`answered more than ${MAX_TOOL_RESPONSE_BYTES} bytes`);
+    return body.bytes;
   }
 }

@@ -1,36 +1,55 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it } from '@jest/globals';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { loadConfig } from '../config/load-config.js';
+import { systemLookup } from '../http/egress-agent.js';
+import { TenantEgress } from '../http/tenant-egress.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 
+const egresses: TenantEgress[] = [];
 function policy(env: Record<string, string> = {}): ToolEndpointPolicy {
   const config = new ConfigService(loadConfig(env)) as unknown as ConfigService<
     GatewayConfig,
     true
   >;
-  return new ToolEndpointPolicy(config);
+  const egress = new TenantEgress(config, systemLookup);
+  egresses.push(egress);
+  return new ToolEndpointPolicy(egress);
 }
 
+afterEach(async () => {
+  await Promise.all(egresses.splice(0).map((egress) => egress.onApplicationShutdown()));
+});
+
 describe('ToolEndpointPolicy', () => {
-  it('always refuses cloud metadata and link-local addresses', () => {
-    const open = policy();
-    for (const url of [
-      'http://169.254.169.254/latest/meta-data/',
-      'http://[fe80::1]/x',
-      'http://[fd00:ec2::254]/x',
-      'http://metadata.google.internal/computeMetadata/v1/',
-    ]) {
-      expect(open.refusal(url)).toMatch(/link-local or metadata/);
+  it('always refuses cloud metadata and link-local addresses, in any spelling', () => {
+    for (const open of [policy(), policy({ SVC_TOOL_ALLOWED_HOSTS: '*' })]) {
+      for (const url of [
+        'http://169.254.169.254/latest/meta-data/',
+        'http://[::ffff:169.254.169.254]/latest/meta-data/',
+        'http://[fe80::1]/x',
+        'http://[fd00:ec2::254]/x',
+        'http://metadata.google.internal/computeMetadata/v1/',
+        'http://100.100.100.200/',
+      ]) {
+        expect(open.refusal(url)).toMatch(/^tool endpoints may not point at link-local, metadata/);
+      }
     }
-    expect(
-      policy({ SVC_TOOL_ALLOWED_HOSTS: '*' }).refusal('http://169.254.169.254/'),
-    ).not.toBeNull();
   });
 
-  it('allows any other host when SVC_TOOL_ALLOWED_HOSTS is unset', () => {
+  it('allows any other host on loopback when SVC_TOOL_ALLOWED_HOSTS is unset', () => {
     expect(policy().refusal('http://127.0.0.1:9000/tool')).toBeNull();
     expect(policy().refusal('https://tools.example.com/x')).toBeNull();
+  });
+
+  it('refuses loopback and private hosts when the gateway listens off loopback', () => {
+    const exposed = policy({ SVC_HOST: '0.0.0.0', SVC_API_KEY: 'a-long-enough-key' });
+    expect(exposed.refusal('http://127.0.0.1:9000/tool')).toMatch(
+      /^tool endpoint refused: 127\.0\.0\.1, a loopback address, .*SVC_TOOL_ALLOWED_HOSTS/,
+    );
+    expect(exposed.refusal('https://tools.example.com/x')).toBeNull();
+    const allowed = policy({ SVC_HOST: '::', SVC_TOOL_ALLOWED_HOSTS: '127.0.0.1' });
+    expect(allowed.refusal('http://127.0.0.1:9000/tool')).toBeNull();
   });
 
   it('narrows hosts to SVC_TOOL_ALLOWED_HOSTS: names and *.suffix patterns', () => {
@@ -38,7 +57,7 @@ describe('ToolEndpointPolicy', () => {
     expect(narrow.refusal('https://tools.example.com/a')).toBeNull();
     expect(narrow.refusal('http://orders.shop.svc.cluster.local:8080/a')).toBeNull();
     expect(narrow.refusal('http://127.0.0.1/a')).toBe(
-      'host 127.0.0.1 is not in SVC_TOOL_ALLOWED_HOSTS',
+      'tool endpoint refused: host 127.0.0.1 is not in SVC_TOOL_ALLOWED_HOSTS',
     );
     expect(narrow.refusal('http://evil-example.com/a')).not.toBeNull();
   });

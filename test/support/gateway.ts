@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app/app.module.js';
 import { createAppFromModule } from '../../src/app/create-app.js';
 import { loadConfig } from '../../src/config/load-config.js';
+import type { EgressLookup } from '../../src/http/egress-agent.js';
 
 /** Collects the gateway's JSON log lines in memory. */
 export class LogCapture extends Writable {
@@ -39,6 +40,8 @@ export interface StartOptions {
   logs?: LogCapture;
   /** Extra controllers mounted beside the real ones (routes later issues add, stood in for). */
   controllers?: Type[];
+  /** Resolves the names of tenants' destinations (test names without DNS or /etc/hosts). */
+  egressLookup?: EgressLookup;
 }
 
 class GatewayUnderTest {}
@@ -63,7 +66,10 @@ export async function startGateway(
     SVC_BOARD_DB: env.SVC_BOARD_DB ?? tempBoardDb(),
     ...env,
   });
-  const appModule = await AppModule.forRoot(config, { logDestination: logs });
+  const appModule = await AppModule.forRoot(config, {
+    logDestination: logs,
+    egressLookup: options.egressLookup,
+  });
   const app: NestExpressApplication = await createAppFromModule(
     options.controllers
       ? { module: GatewayUnderTest, imports: [appModule], controllers: options.controllers }

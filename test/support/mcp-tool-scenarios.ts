@@ -71,7 +71,7 @@ export function mcpToolScenarios({ asTenantA, endpointUrl }: McpScenarioContext)
     });
     const broken = await mcp.client.callTool({ name: 'broken', arguments: {} });
     expect(broken).toEqual({
-      content: [{ type: 'text', text: 'tool endpoint answered HTTP 500' }],
+      content: [{ type: 'text', text: 'tool endpoint unreachable' }],
       isError: true,
     });
     const unknown = await rpcError(mcp.client.callTool({ name: 'nope', arguments: {} }));
