@@ -14,6 +14,12 @@ import { EgressPolicy } from './egress-policy.js';
  */
 export const operatorEgress = createEgressAgent(EgressPolicy.operator);
 
+/**
+ * The User-Agent of every HTTP call the gateway makes (tool calls, chat deliveries). A request
+ * that comes back to the gateway with it was made on a run's behalf (see loop/run-lineage.ts).
+ */
+export const GATEWAY_USER_AGENT = 'svc-gateway';
+
 /** The first value of a response header, or null. */
 export function headerValue(response: Pick<Dispatcher.ResponseData, 'headers'>, name: string) {
   const value = response.headers[name];

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { GATEWAY_USER_AGENT } from '../http/outbound.js';
 
 /**
  * How deep inside runs the code running now is: 0 for a person's request, 1 inside a run (its
@@ -14,9 +15,6 @@ const lineage = new AsyncLocalStorage<number>();
  * one), whatever permissions the surrounding request carries, with auth on or off.
  */
 export const MAX_RUN_DEPTH = 1;
-
-/** The User-Agent of every HTTP call the gateway makes (tool calls, chat deliveries). */
-export const GATEWAY_USER_AGENT = 'svc-gateway';
 
 export function runDepth(): number {
   return lineage.getStore() ?? 0;

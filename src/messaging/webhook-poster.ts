@@ -2,7 +2,7 @@ import { describeNetworkError, quoteUpstream } from '../providers/provider-error
 import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../http/bounded-body.js';
-import { headerValue, operatorEgress } from '../http/outbound.js';
+import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../http/outbound.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -35,7 +35,7 @@ export async function postWebhook(
   try {
     const response = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'svc-gateway' },
+      headers: { 'content-type': 'application/json', 'user-agent': GATEWAY_USER_AGENT },
       body: JSON.stringify(message),
       signal: timeout,
       dispatcher: operatorEgress,

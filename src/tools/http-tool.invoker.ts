@@ -4,6 +4,7 @@ import { type Dispatcher, request } from 'undici';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { discardBody, readBoundedBytes } from '../http/bounded-body.js';
 import { EgressRefusedError } from '../http/egress-agent.js';
+import { GATEWAY_USER_AGENT } from '../http/outbound.js';
 import { ProblemException } from '../http/problem.js';
 import { TenantEgress } from '../http/tenant-egress.js';
 import type { JsonValue } from '../state/state-store.js';
@@ -136,7 +137,7 @@ export class HttpToolInvoker {
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        'user-agent': 'svc-gateway',
+        'user-agent': GATEWAY_USER_AGENT,
         'x-tenant-id': target.tenantId,
         'x-toolset': target.toolset,
         'x-tool-name': target.name,
