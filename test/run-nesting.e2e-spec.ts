@@ -6,6 +6,7 @@ import { BACKENDS } from './support/backends.js';
 import { ChatServer, SLACK_PATH, messageText, waitUntil } from './support/chat-server.js';
 import { connectMcp } from './support/mcp-client.js';
 import { MockModel, completion, lastUserText } from './support/mock-model.js';
+import { LogCapture } from './support/gateway.js';
 import { gatewayForSuite } from './support/suite.js';
 
 const TENANT = 'ta';
@@ -19,6 +20,9 @@ type Plans = Record<string, { tool: string; args: Record<string, unknown> }>;
  * Auth is off and the gateway listens on loopback (its dev mode): every request, including a
  * run's own HTTP tool call pointed back at the gateway, would otherwise hold every permission.
  */
+// One capture for the file: nestjs-pino keeps one logger per process.
+const logs = new LogCapture();
+
 describe.each(BACKENDS)('an agent never starts agents, with auth off (%s)', (backend) => {
   const model = new MockModel();
   const chat = new ChatServer();
@@ -30,11 +34,15 @@ describe.each(BACKENDS)('an agent never starts agents, with auth off (%s)', (bac
     await model.close();
     await chat.close();
   });
-  const gateway = gatewayForSuite(backend, () => ({
-    SVC_PROVIDER_URL: `${model.url}/v1`,
-    SVC_CHATA_WEBHOOK: chat.slackUrl,
-    SVC_OUTBOX_POLL_MS: '50',
-  }));
+  const gateway = gatewayForSuite(
+    backend,
+    () => ({
+      SVC_PROVIDER_URL: `${model.url}/v1`,
+      SVC_CHATA_WEBHOOK: chat.slackUrl,
+      SVC_OUTBOX_POLL_MS: '50',
+    }),
+    { logs },
+  );
 
   const plans: Plans = {};
   beforeAll(() => {
@@ -79,10 +87,19 @@ describe.each(BACKENDS)('an agent never starts agents, with auth off (%s)', (bac
       tool: 'spawn_rest',
       args: { tenant_id: TENANT, toolset: 'loop', prompt: NESTED },
     };
+    const seen = logs.lines.length;
     const res = await run({ toolset: 'loop', prompt: 'loop over rest' });
     expect(res.body.status).toBe('completed');
-    // The nested POST was answered 403, which the outer model saw as the tool's failure.
-    expect(res.body.text).toMatch(/saw: error: .*403/);
+    // The nested POST was answered 403 (logged by the gateway that answered it); the outer
+    // model saw the tool fail, with the one reason tenants get for any tool failure.
+    const nested = logs
+      .records()
+      .slice(seen)
+      .filter((line) => (line.req as { path?: string } | undefined)?.path === '/v1/agent/run');
+    expect(nested.map((line) => (line.res as { status?: number } | undefined)?.status)).toContain(
+      403,
+    );
+    expect(res.body.text).toBe('saw: error: tool endpoint unreachable');
     expect(nestedAsks()).toBe(0);
   });
 
