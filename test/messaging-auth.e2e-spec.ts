@@ -31,6 +31,7 @@ describe.each(BACKENDS)('messaging webhook without a signing secret (%s)', (back
       roles: { auditor: ['runs:read'] },
     }),
     SVC_CHATA_WEBHOOK: chat.slackUrl,
+    SVC_SLACK_TENANTS: 'T000=acme,T0GLOBEX=globex',
     SVC_OUTBOX_POLL_MS: '50',
   }));
   const as = (key: string) => ({ Authorization: `Bearer ${key}` });
@@ -73,9 +74,14 @@ describe.each(BACKENDS)('messaging webhook without a signing secret (%s)', (back
   it('keeps a tenant-bound key inside its tenant, for generic and Slack events', async () => {
     await post(KEYS.acmeOperator, event('globex', 'x')).expect(403);
     await post(KEYS.acmeOperator, slackMessage('x'), '?tenant_id=globex').expect(403);
-    // A Slack event without ?tenant_id= and without SVC_TENANT names no tenant at all.
-    const untenanted = await post(KEYS.acmeOperator, slackMessage('x')).expect(400);
-    expect(untenanted.body.errors[0].path).toBe('tenant_id');
+    // A Slack event's tenant is its workspace's, with a key too: globex's is not acme's to post.
+    const globex = { ...slackMessage('x'), team_id: 'T0GLOBEX' };
+    await post(KEYS.acmeOperator, globex).expect(403);
+    await post(KEYS.acmeOperator, globex, '?tenant_id=acme').expect(400);
+    // A workspace without a tenant is refused, whoever posts it (no SVC_TENANT here).
+    const unmapped = { ...slackMessage('x'), team_id: 'T0NOBODY' };
+    const refused = await post(ROOT, unmapped).expect(403);
+    expect(refused.body.type).toBe('urn:svc:problem:slack-workspace-not-mapped');
   });
 
   it('refuses a channel without a webhook address with 422, before anything is recorded', async () => {

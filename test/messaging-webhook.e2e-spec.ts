@@ -24,7 +24,9 @@ describe.each(BACKENDS)('messaging webhook with a signing secret (%s)', (backend
     SVC_MESSAGING_SECRET: SECRET,
     SVC_CHATA_WEBHOOK: chat.slackUrl,
     SVC_CHATB_WEBHOOK: chat.teamsUrl,
+    // SVC_TENANT is set to show that it is no fallback for a workspace the mapping leaves out.
     SVC_TENANT: 'default-tenant',
+    SVC_SLACK_TENANTS: 'T000=acme,E0GRID=grid',
     SVC_OUTBOX_POLL_MS: '50',
     SVC_OUTBOX_RETRY_BASE_MS: '100',
   }));
@@ -104,14 +106,80 @@ describe.each(BACKENDS)('messaging webhook with a signing secret (%s)', (backend
     expect(entry).toMatchObject({ channel: 'chata', attempts: 1, reply: 'hello from slack' });
   });
 
-  it('uses SVC_TENANT for a Slack event without ?tenant_id=', async () => {
+  it('takes a Slack event’s tenant from its signed workspace; ?tenant_id= may only repeat it', async () => {
     const res = await postSigned(gateway.url, SECRET, slackMessage('who am I'), {
       query: '?wait=true',
     }).expect(200);
     await request(gateway.url)
-      .get(`/v1/runs/${res.body.run_id as string}?tenant_id=default-tenant`)
+      .get(`/v1/runs/${res.body.run_id as string}?tenant_id=acme`)
       .set(auth)
       .expect(200);
+    // An Enterprise Grid workspace without a mapping of its own goes by its org.
+    const grid = { ...slackMessage('from the org'), team_id: 'T0NEW', enterprise_id: 'E0GRID' };
+    const org = await postSigned(gateway.url, SECRET, grid, { query: '?wait=true' }).expect(200);
+    await request(gateway.url)
+      .get(`/v1/runs/${org.body.run_id as string}?tenant_id=grid`)
+      .set(auth)
+      .expect(200);
+  });
+
+  it('never replays a signed Slack event into another tenant (the same bytes, other ?tenant_id=)', async () => {
+    const event = slackMessage('replay me');
+    const body = JSON.stringify(event);
+    const headers = signatureHeaders(SECRET, body);
+    const replay = (query: string) =>
+      request(gateway.url)
+        .post(`${WEBHOOK}${query}`)
+        .set('Content-Type', 'application/json')
+        .set(headers)
+        .send(body);
+
+    const intruded = await replay('?tenant_id=tb');
+    expect(intruded.status).toBe(400);
+    expect(intruded.body.errors).toEqual([
+      {
+        path: 'tenant_id',
+        message: 'tenant_id in the query is not the tenant of this Slack workspace',
+      },
+    ]);
+    const first = await replay('').expect(200);
+    expect(first.body).toMatchObject({ duplicate: false });
+    const again = await replay('?tenant_id=acme').expect(200);
+    expect(again.body).toMatchObject({ duplicate: true, id: first.body.id });
+    await replay('?tenant_id=default-tenant').expect(400);
+    await replay('?tenant_id=tb').expect(400);
+
+    await waitUntil(
+      () => slackTexts().includes('replay me'),
+      'the one reply reaches the Slack stand-in',
+    );
+    const started = await audit('acme', 'run.started');
+    expect(started.filter((e) => e.details.run_id === first.body.id)).toHaveLength(1);
+    for (const other of ['tb', 'default-tenant']) {
+      expect((await audit(other, 'run.started')).map((e) => e.details.run_id)).not.toContain(
+        first.body.id,
+      );
+      expect((await outbox(other)).map((d) => d.id)).not.toContain(first.body.id);
+    }
+  });
+
+  it('refuses an event from a workspace the mapping leaves out with 403, even with SVC_TENANT set', async () => {
+    const stranger = { ...slackMessage('let me in'), team_id: 'T0STRANGER' };
+    for (const query of ['', '?tenant_id=default-tenant', '?tenant_id=acme']) {
+      const res = await postSigned(gateway.url, SECRET, stranger, { query }).expect(403);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({
+        type: 'urn:svc:problem:slack-workspace-not-mapped',
+        detail: 'the Slack workspace T0STRANGER is not mapped to a tenant (SVC_SLACK_TENANTS)',
+      });
+    }
+    for (const tenant of ['default-tenant', 'acme']) {
+      expect(
+        (await outbox(tenant)).filter(
+          (d) => d.event_id === `T0STRANGER:C0GENERAL:${stranger.event.ts}`,
+        ),
+      ).toEqual([]);
+    }
   });
 
   it('posts the reply to a generic chatb event as a Teams message with an Adaptive Card', async () => {

@@ -22,6 +22,7 @@ import { EgressModule } from '../http/egress.module.js';
 import { jsonBody, jsonOnly } from '../http/json-body.middleware.js';
 import { ProblemFilter } from '../http/problem.filter.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
+import { configSecrets } from '../logging/config-secrets.js';
 import { LoggingModule } from '../logging/logging.module.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { StateModule } from '../state/state.module.js';
@@ -61,7 +62,7 @@ export class AppModule implements NestModule {
       imports: [
         await GatewayConfigModule.forRoot(config),
         TelemetryModule.forRoot(config.telemetry),
-        LoggingModule.forRoot(config.server, options.logDestination),
+        LoggingModule.forRoot(config.server, options.logDestination, configSecrets(config)),
         EgressModule.forRoot(options.egressLookup),
         AuditModule,
         AuthModule,

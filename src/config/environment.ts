@@ -130,6 +130,11 @@ export class Environment {
   @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;
   @IsOptional() @IsHttpUrl() SVC_CHATB_WEBHOOK?: string;
   @IsOptional() @IsString() SVC_MESSAGING_SECRET?: string;
+  @IsOptional()
+  @Matches(/^\s*[A-Z0-9]+\s*=\s*[^\s,=]+\s*(,\s*[A-Z0-9]+\s*=\s*[^\s,=]+\s*)*$/, {
+    message: 'must be a comma-separated list of SlackTeamId=tenant pairs (T0123=acme,E0456=beta)',
+  })
+  SVC_SLACK_TENANTS?: string;
   @OptionalInt(10, 60_000) SVC_OUTBOX_POLL_MS?: number;
   @OptionalInt(1, 100) SVC_OUTBOX_MAX_ATTEMPTS?: number;
   @OptionalInt(10, 3_600_000) SVC_OUTBOX_RETRY_BASE_MS?: number;

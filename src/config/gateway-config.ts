@@ -108,6 +108,11 @@ export interface MessagingConfig {
   chatbWebhook?: string;
   /** Signing secret of the inbound webhook; unset, the webhook needs an API key instead. */
   secret?: string;
+  /**
+   * The tenant of each Slack workspace (team id, or enterprise id for an org-wide install), from
+   * SVC_SLACK_TENANTS. Unset: every Slack event belongs to SVC_TENANT.
+   */
+  slackTenants?: ReadonlyMap<string, string>;
   /** How often each replica looks for outbox messages that are due. */
   outboxPollMs: number;
   /** Delivery attempts per message, the first included; then it is marked failed. */

@@ -193,6 +193,38 @@ describe('loadConfig', () => {
     expect(malformed).not.toContain('hunter2');
   });
 
+  it('never echoes the user:password@ or the query of a refused URL', () => {
+    const provider = errorOf({ SVC_PROVIDER_URL: 'ftp://svc:hunter2@models.internal/v1' });
+    expect(provider).toBe(
+      'SVC_PROVIDER_URL must be an absolute http:// or https:// URL (got "ftp://***@models.internal/v1")',
+    );
+    // A password with `/` or `@` in it does not parse as a URL; everything before the last @ goes.
+    const otel = errorOf({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:pa/ss@w0rd@collector:4318' });
+    expect(otel).toContain('OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http:// or https://');
+    expect(otel).not.toMatch(/pa\/ss|w0rd|otel:/);
+    const query = errorOf({ SVC_PROVIDER_URL: 'models.internal/v1?api_key=sk-hunter2' });
+    expect(query).not.toContain('hunter2');
+    const origins = errorOf({ SVC_MCP_ALLOWED_ORIGINS: 'https://admin:hunter2@studio' });
+    expect(origins).not.toContain('hunter2');
+  });
+
+  it('reads SVC_SLACK_TENANTS as workspace → tenant pairs and refuses malformed ones', () => {
+    const config = loadConfig({ SVC_SLACK_TENANTS: 'T0123=acme, E0456 = beta' });
+    expect([...(config.messaging.slackTenants ?? [])]).toEqual([
+      ['T0123', 'acme'],
+      ['E0456', 'beta'],
+    ]);
+    expect(loadConfig({}).messaging.slackTenants).toBeUndefined();
+    expect(errorOf({ SVC_SLACK_TENANTS: 'T0123' })).toContain(
+      'SVC_SLACK_TENANTS must be a comma-separated list of SlackTeamId=tenant pairs',
+    );
+    expect(errorOf({ SVC_SLACK_TENANTS: 't0123=acme' })).toContain('SVC_SLACK_TENANTS must be');
+    expect(errorOf({ SVC_SLACK_TENANTS: 'T1=a,T1=b' })).toBe(
+      'SVC_SLACK_TENANTS names T1 more than once',
+    );
+    expect(errorOf({ SVC_SLACK_TENANTS: `T1=${'a'.repeat(129)}` })).toContain('longer than 128');
+  });
+
   it('never echoes a secret value', () => {
     expect(errorOf({ SVC_API_KEY: 'short' })).toBe(
       'SVC_API_KEY must be at least 8 characters long',

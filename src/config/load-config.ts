@@ -4,6 +4,7 @@ import { ConfigError } from './config-error.js';
 import { Environment, SECRET_VARIABLES } from './environment.js';
 import type { GatewayConfig, ProviderConfig, RunLimitsConfig } from './gateway-config.js';
 import { loadKeysFile } from './keys-file.js';
+import { MAX_TENANT_ID } from '../state/state-key.limits.js';
 
 export type EnvSource = Record<string, string | undefined>;
 
@@ -13,12 +14,29 @@ export type EnvSource = Record<string, string | undefined>;
  */
 export type SourceLabels = Partial<Record<keyof Environment, string>>;
 
+/**
+ * A refused value as an error line may show it: without `user:password@` (everything before the
+ * last `@`, since a value that failed validation may not parse as a URL) and without a query
+ * (`?api_key=…`). The line goes to stderr and CI logs.
+ */
+function shownValue(value: string): string {
+  let shown = value;
+  const at = shown.lastIndexOf('@');
+  if (at !== -1) {
+    const scheme = shown.indexOf('://');
+    const start = scheme !== -1 && scheme < at ? scheme + 3 : 0;
+    shown = `${shown.slice(0, start)}***${shown.slice(at)}`;
+  }
+  const query = shown.search(/[?#]/);
+  return query === -1 ? shown : `${shown.slice(0, query + 1)}***`;
+}
+
 function describe(error: ValidationError, labels: SourceLabels): string {
   const problem = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
   const shown =
     SECRET_VARIABLES.has(error.property) || error.value === undefined
       ? ''
-      : ` (got ${JSON.stringify(String(error.value))})`;
+      : ` (got ${JSON.stringify(shownValue(String(error.value)))})`;
   const name = labels[error.property as keyof Environment] ?? error.property;
   return `${name} ${problem}${shown}`;
 }
@@ -77,6 +95,23 @@ function runLimits(env: Environment): RunLimitsConfig {
   return limits;
 }
 
+/** `T0123=acme, E0456=beta` (already well-formed) → a map; a team named twice is an error. */
+function slackTenants(value: string | undefined): ReadonlyMap<string, string> | undefined {
+  if (value === undefined) return undefined;
+  const map = new Map<string, string>();
+  for (const pair of value.split(',')) {
+    const [team, tenant] = pair.split('=').map((part) => part.trim());
+    if (map.has(team)) throw new ConfigError(`SVC_SLACK_TENANTS names ${team} more than once`);
+    if (tenant.length > MAX_TENANT_ID) {
+      throw new ConfigError(
+        `SVC_SLACK_TENANTS: the tenant of ${team} is longer than ${MAX_TENANT_ID} characters`,
+      );
+    }
+    map.set(team, tenant);
+  }
+  return map;
+}
+
 /** Builds the typed configuration from the environment. Throws ConfigError. */
 export function loadConfig(
   source: EnvSource = process.env,
@@ -130,6 +165,7 @@ export function loadConfig(
       chataWebhook: env.SVC_CHATA_WEBHOOK,
       chatbWebhook: env.SVC_CHATB_WEBHOOK,
       secret: env.SVC_MESSAGING_SECRET,
+      slackTenants: slackTenants(env.SVC_SLACK_TENANTS),
       outboxPollMs: env.SVC_OUTBOX_POLL_MS ?? 1000,
       outboxMaxAttempts: env.SVC_OUTBOX_MAX_ATTEMPTS ?? 8,
       outboxRetryBaseMs: env.SVC_OUTBOX_RETRY_BASE_MS ?? 2000,

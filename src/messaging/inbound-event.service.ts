@@ -114,7 +114,7 @@ export class InboundEventService implements BeforeApplicationShutdown {
       if (produced) this.worker.deliverNow(produced.entry);
       return produced;
     } catch (error) {
-      this.logger.warn(`event ${entry.id} left for recovery: ${String(error)}`);
+      this.logger.warn({ err: error }, `event ${entry.id} left for recovery`);
       return null;
     }
   }

@@ -2,6 +2,7 @@ import {
   Controller,
   Get,
   HttpCode,
+  Logger,
   Post,
   Query,
   Req,
@@ -16,7 +17,7 @@ import { CurrentPrincipal, Public, RequirePermissions } from '../auth/auth.decor
 import { assertTenantAllowed } from '../auth/auth.guard.js';
 import type { AuthenticatedRequest, Principal } from '../auth/principal.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { ValidationProblem } from '../http/problem.js';
+import { ProblemException, ValidationProblem } from '../http/problem.js';
 import { createValidationPipe } from '../http/validation.pipe.js';
 import { StateUnavailableError } from '../state/state-store.js';
 import { ChannelRegistry } from './channel-registry.js';
@@ -26,7 +27,8 @@ import { WebhookQueryDto } from './dto/webhook-query.dto.js';
 import { InboundEventService, type WebhookAccepted } from './inbound-event.service.js';
 import { type OutboxView, outboxView } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
-import { isSlackPayload, mapSlackPayload } from './slack-event.mapper.js';
+import { type SlackWorkspace, isSlackPayload, mapSlackPayload } from './slack-event.mapper.js';
+import { slackTenant, unmappedDetail } from './slack-tenant.js';
 import { WebhookSignatureGuard } from './webhook-signature.guard.js';
 
 type WebhookAnswer = WebhookAccepted | { challenge: string } | { ok: true; ignored: string };
@@ -44,7 +46,9 @@ export function messagingController(signedWebhook: boolean): Type {
   @Controller('v1/messaging')
   class MessagingController {
     private readonly pipe = createValidationPipe();
+    private readonly logger = new Logger('MessagingController');
     private readonly defaultTenant?: string;
+    private readonly slackTenants?: ReadonlyMap<string, string>;
 
     constructor(
       private readonly inbound: InboundEventService,
@@ -53,6 +57,7 @@ export function messagingController(signedWebhook: boolean): Type {
       config: ConfigService<GatewayConfig, true>,
     ) {
       this.defaultTenant = config.get('tenancy', { infer: true }).defaultTenant;
+      this.slackTenants = config.get('messaging', { infer: true }).slackTenants;
     }
 
     /**
@@ -72,15 +77,7 @@ export function messagingController(signedWebhook: boolean): Type {
         const mapped = mapSlackPayload(body);
         if (mapped.kind === 'challenge') return { challenge: mapped.challenge };
         if (mapped.kind === 'ignored') return { ok: true, ignored: mapped.reason };
-        const tenantId = query.tenant_id ?? this.defaultTenant;
-        if (tenantId === undefined) {
-          throw new ValidationProblem([
-            {
-              path: 'tenant_id',
-              message: 'Slack events need ?tenant_id= on the webhook URL (or SVC_TENANT)',
-            },
-          ]);
-        }
+        const tenantId = this.slackTenantOf(mapped.workspace, query.tenant_id);
         plain = {
           tenant_id: tenantId,
           channel: 'chata',
@@ -113,6 +110,29 @@ export function messagingController(signedWebhook: boolean): Type {
         },
         { actor: req.principal?.keyId ?? `signed:${event.channel}`, wait: query.wait ?? false },
       );
+    }
+
+    /**
+     * The tenant of a Slack event, from its signed workspace ids (slack-tenant.ts). A `?tenant_id=`
+     * may only repeat it. An event for no tenant is 403: Slack retries a refusal three times
+     * within the hour (so a workspace mapped meanwhile still gets its message) and then stops.
+     */
+    private slackTenantOf(workspace: SlackWorkspace, queryTenant: string | undefined): string {
+      const tenantId = slackTenant(workspace, this.slackTenants, this.defaultTenant);
+      if (tenantId === undefined) {
+        const detail = unmappedDetail(workspace, this.slackTenants);
+        this.logger.warn(`Slack event refused: ${detail}`);
+        throw new ProblemException(403, detail, 'slack-workspace-not-mapped');
+      }
+      if (queryTenant !== undefined && queryTenant !== tenantId) {
+        throw new ValidationProblem([
+          {
+            path: 'tenant_id',
+            message: 'tenant_id in the query is not the tenant of this Slack workspace',
+          },
+        ]);
+      }
+      return tenantId;
     }
 
     /** Public like the probes: configured adapters and the outbox's backlog, no tenant data. */

@@ -108,7 +108,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     } catch (error) {
       if (Date.now() - this.lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
         this.lastOutageLog = Date.now();
-        this.logger.warn(`outbox poll failed: ${String(error)}`);
+        this.logger.warn({ err: error }, 'outbox poll failed');
       }
     }
   }
@@ -118,7 +118,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     const running = this.inFlight.get(key);
     if (running) return running;
     const work = this.handle(entry)
-      .catch((error: unknown) => this.logger.warn(`outbox entry ${entry.id}: ${String(error)}`))
+      .catch((error: unknown) =>
+        this.logger.warn({ err: error }, `outbox entry ${entry.id} failed`),
+      )
       .finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, work);
     return work;
@@ -145,6 +147,8 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private async attempt(entry: OutboxEntry): Promise<void> {
     const outcome = await this.channels.get(entry.channel).deliver(entry.reply ?? '');
     const attempt = entry.attempts + 1;
+    // The chat system's own words are for the operator's log; the entry keeps the reason only.
+    const said = !outcome.ok && outcome.upstream ? ` (upstream: ${outcome.upstream})` : '';
     let result: AttemptResult;
     if (outcome.ok) {
       result = { kind: 'delivered' };
@@ -152,7 +156,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
       const delayMs = deliveryDelayMs(attempt, this.retryBaseMs, outcome.retryAfterMs);
       result = { kind: 'retry', delayMs, error: outcome.error };
       this.logger.warn(
-        `delivery of ${entry.id} to ${entry.channel} failed (attempt ${attempt}): ${outcome.error}; retrying in ${delayMs} ms`,
+        `delivery of ${entry.id} to ${entry.channel} failed (attempt ${attempt}): ${outcome.error}${said}; retrying in ${delayMs} ms`,
       );
     } else {
       result = { kind: 'failed', error: outcome.error };
@@ -165,7 +169,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     );
     if (recorded && result.kind === 'failed') {
       this.logger.warn(
-        `delivery of ${entry.id} to ${entry.channel} failed for good: ${result.error}`,
+        `delivery of ${entry.id} to ${entry.channel} failed for good: ${result.error}${said}`,
       );
       this.audit.record({
         kind: 'messaging.delivery_failed',

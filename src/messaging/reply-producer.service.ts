@@ -78,15 +78,15 @@ export class ReplyProducer {
       runStatus = run.status;
     } catch (error) {
       if (finishesLater(error)) {
-        this.logger.warn(`run ${entry.id} cannot finish now (${String(error)}); retrying later`);
+        this.logger.warn({ err: error }, `run ${entry.id} cannot finish now; retrying later`);
         await this.outbox
           .postpone(entry.tenantId, entry.id, this.recoverAfterMs)
           .catch((cause: unknown) =>
-            this.logger.warn(`could not postpone ${entry.id}: ${String(cause)}`),
+            this.logger.warn({ err: cause }, `could not postpone ${entry.id}`),
           );
         return null;
       }
-      this.logger.warn(`run ${entry.id} failed: ${String(error)}`);
+      this.logger.warn({ err: error }, `run ${entry.id} failed`);
       reply = `Sorry, I could not answer that. (reference: ${entry.id})`;
       runStatus = 'failed';
     }

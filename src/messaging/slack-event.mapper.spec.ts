@@ -39,6 +39,7 @@ describe('mapSlackPayload', () => {
   it('maps a person’s message to channel, user, text and a dedupe key of team, channel and ts', () => {
     expect(mapSlackPayload(callback(message))).toEqual({
       kind: 'message',
+      workspace: { team: 'T1', enterprise: undefined },
       conversationId: 'C1',
       user: 'U1',
       text: 'hello',
@@ -51,6 +52,13 @@ describe('mapSlackPayload', () => {
     const mapped = mapSlackPayload({ ...callback(mention), event_id: 'Ev2' });
     expect(mapped).toMatchObject({ kind: 'message', text: 'what is 2+2?' });
     expect(mapped).toMatchObject({ eventId: 'T1:C1:1700000000.000100' });
+  });
+
+  it('names the workspace from the envelope, not from the sender’s team in a shared channel', () => {
+    const shared = { ...message, team: 'T9OTHER' };
+    expect(mapSlackPayload({ ...callback(shared), enterprise_id: 'E1' })).toMatchObject({
+      workspace: { team: 'T1', enterprise: 'E1' },
+    });
   });
 
   it('makes a thread its own conversation', () => {

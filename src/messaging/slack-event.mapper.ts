@@ -1,7 +1,21 @@
+/** Who a Slack event came from: fields of the signed body, so they decide its tenant. */
+export interface SlackWorkspace {
+  team?: string;
+  enterprise?: string;
+}
+
 /** A Slack Events API payload reduced to what the gateway acts on. */
 export type SlackMapping =
   | { kind: 'challenge'; challenge: string }
-  | { kind: 'message'; conversationId: string; user: string; text: string; eventId: string }
+  | {
+      kind: 'message';
+      /** The workspace the event was delivered for (`team_id`), and its Enterprise Grid org. */
+      workspace: SlackWorkspace;
+      conversationId: string;
+      user: string;
+      text: string;
+      eventId: string;
+    }
   | { kind: 'ignored'; reason: string };
 
 /** Message subtypes that are still a person writing something new. */
@@ -61,6 +75,9 @@ export function mapSlackPayload(body: Json & { type: string }): SlackMapping {
   const team = str(body.team_id) ?? str(event.team);
   return {
     kind: 'message',
+    // `event.team` is the sender's workspace (another one in a shared channel), not the one the
+    // app is installed in, so only the envelope's ids say whose event this is.
+    workspace: { team: str(body.team_id), enterprise: str(body.enterprise_id) },
     // A thread is its own conversation; the channel's main timeline is another.
     conversationId: thread ? `${channel}:${thread}` : channel,
     user,

@@ -24,7 +24,14 @@ describe('postWebhook', () => {
           '/moved': () => res.writeHead(302, { location: 'http://elsewhere.test/' }).end(),
           '/slow': () => setTimeout(() => res.writeHead(200).end('late'), 1000),
         };
-        (answers[req.url ?? ''] ?? (() => res.writeHead(404).end()))();
+        // An unknown hook echoes its own path back in other spellings, as some chat systems do.
+        const echo = () =>
+          res
+            .writeHead(404)
+            .end(
+              `no_service ${encodeURIComponent(req.url ?? '')} ${(req.url ?? '').toUpperCase()} ${(req.url ?? '').slice(0, 20)}`,
+            );
+        (answers[req.url ?? ''] ?? echo)();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -49,7 +56,8 @@ describe('postWebhook', () => {
       ok: false,
       retryable: true,
       retryAfterMs: undefined,
-      error: 'webhook answered HTTP 503: maintenance',
+      error: 'webhook answered HTTP 503',
+      upstream: 'maintenance',
     });
     await expect(postWebhook(`${base}/busy`, {})).resolves.toMatchObject({
       ok: false,
@@ -60,14 +68,33 @@ describe('postWebhook', () => {
 
   it('does not retry other 4xx or follow redirects, and never names the address', async () => {
     const bad = await postWebhook(`${base}/bad`, {});
-    expect(bad).toMatchObject({ ok: false, retryable: false });
-    expect(JSON.stringify(bad)).not.toContain(base);
-    expect(JSON.stringify(bad)).toContain('<webhook>');
+    // The reason only; the answer (which quotes the address) is for the log, scrubbed.
+    expect(bad).toMatchObject({ ok: false, retryable: false, error: 'webhook answered HTTP 400' });
+    if (bad.ok) throw new Error('unreachable');
+    expect(bad.upstream).toContain('invalid_payload at');
+    expect(bad.upstream).not.toContain('/bad');
     await expect(postWebhook(`${base}/moved`, {})).resolves.toMatchObject({
       ok: false,
       retryable: false,
       error: 'webhook answered HTTP 302',
     });
+  });
+
+  it('keeps every spelling of a secret webhook path out of the outcome', async () => {
+    const path = '/services/T0AB12/B0CD34/secretTokenXyz987';
+    const outcome = await postWebhook(`${base}${path}`, {});
+    expect(outcome).toMatchObject({
+      ok: false,
+      retryable: false,
+      error: 'webhook answered HTTP 404',
+    });
+    const text = JSON.stringify(outcome).toLowerCase();
+    expect(text).toContain('no_service');
+    for (const spelling of [path, encodeURIComponent(path)]) {
+      for (let i = 0; i + 8 <= spelling.length; i++) {
+        expect(text).not.toContain(spelling.slice(i, i + 8).toLowerCase());
+      }
+    }
   });
 
   it('retries an unreachable webhook or one that does not answer in time', async () => {
@@ -79,7 +106,7 @@ describe('postWebhook', () => {
       });
     });
     const unreachable = await postWebhook(`http://127.0.0.1:${closed}/secret-path`, {});
-    expect(unreachable).toMatchObject({ ok: false, retryable: true });
+    expect(unreachable).toMatchObject({ ok: false, retryable: true, error: 'webhook unreachable' });
     expect(JSON.stringify(unreachable)).not.toContain('secret-path');
     await expect(postWebhook(`${base}/slow`, {}, 100)).resolves.toEqual({
       ok: false,

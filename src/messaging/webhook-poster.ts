@@ -3,16 +3,23 @@ import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../http/bounded-body.js';
 import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../http/outbound.js';
+import { urlSecrets } from '../logging/config-secrets.js';
+import { SecretScrubber } from '../logging/scrub-secrets.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** Chat webhooks answer `ok` or a short error code; more is not worth reading. */
 const ANSWER_BYTES = 4 * 1024;
 
-/** What one POST to a chat webhook came to. Errors never contain the webhook's address. */
+/**
+ * What one POST to a chat webhook came to. `error` is a classified reason ("webhook answered
+ * HTTP 404"): it is stored as the entry's `last_error`, which the tenant reads, so it never
+ * quotes the chat system or names the address (the address is the webhook's credential).
+ * `upstream` is what the chat system or the socket said, scrubbed of the address, for the log.
+ */
 export type DeliveryOutcome =
   | { ok: true; status: number }
-  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string };
+  | { ok: false; retryable: boolean; retryAfterMs?: number; error: string; upstream?: string };
 
 /** Worth another attempt: rate limited, a server-side failure, or no answer at all. */
 function retryableStatus(status: number): boolean {
@@ -31,7 +38,9 @@ export async function postWebhook(
   timeoutMs = DELIVERY_TIMEOUT_MS,
 ): Promise<DeliveryOutcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
-  const scrub = (text: string) => quoteUpstream(text.split(url).join('<webhook>'));
+  // Built only on failure: the address's secret parts (path, query, password) in every spelling.
+  const quote = (text: string) =>
+    quoteUpstream(text, new SecretScrubber(urlSecrets(url, { path: true })));
   try {
     const response = await request(url, {
       method: 'POST',
@@ -43,12 +52,12 @@ export async function postWebhook(
     const status = response.statusCode;
     const { text } = await readBoundedBody(response, ANSWER_BYTES);
     if (status >= 200 && status < 300) return { ok: true, status };
-    const quote = scrub(text);
     return {
       ok: false,
       retryable: retryableStatus(status),
       retryAfterMs: parseRetryAfter(headerValue(response, 'retry-after')),
-      error: `webhook answered HTTP ${status}${quote ? `: ${quote}` : ''}`,
+      error: `webhook answered HTTP ${status}`,
+      upstream: quote(text) || undefined,
     };
   } catch (error) {
     if (timeout.aborted) {
@@ -57,7 +66,8 @@ export async function postWebhook(
     return {
       ok: false,
       retryable: true,
-      error: `webhook unreachable: ${scrub(describeNetworkError(error))}`,
+      error: 'webhook unreachable',
+      upstream: quote(describeNetworkError(error)),
     };
   }
 }

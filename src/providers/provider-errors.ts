@@ -1,7 +1,7 @@
 import { ProblemException } from '../http/problem.js';
-import { scrubSecrets } from '../logging/scrub-secrets.js';
+import { SecretScrubber } from '../logging/scrub-secrets.js';
 
-/** How much of an upstream body an error detail may quote. */
+/** How much of an upstream body a log line may quote. */
 const QUOTE_CHARS = 200;
 
 /** 502: the model endpoint failed (bad status, unreachable, malformed answer). */
@@ -15,18 +15,14 @@ export function providerTimeout(detail: string): ProblemException {
 }
 
 /**
- * Makes upstream text safe to show: the credential itself is removed wherever it appears (an
- * endpoint may echo it without a `Bearer` prefix), then URL and bearer credentials are scrubbed.
- * Redaction runs before truncation so a cut can never leave half a key behind.
+ * A short, single-line quote of upstream text for an operator's log line ('' when empty), with
+ * the credentials `scrubber` knows (in every spelling and any long enough piece) and URL and
+ * bearer credentials removed. Upstream text never goes into anything a tenant can read (problem
+ * details, run records, the studio, the audit trail): those get a classified reason only. The
+ * scrub runs before the cut, so a cut can never leave a piece of a key it would have found.
  */
-export function redact(text: string, apiKey?: string): string {
-  const withoutKey = apiKey ? text.split(apiKey).join('***') : text;
-  return scrubSecrets(withoutKey);
-}
-
-/** A short, single-line, redacted quote of an upstream body ('' when empty). */
-export function quoteUpstream(body: string, apiKey?: string): string {
-  const line = redact(body, apiKey).replace(/\s+/g, ' ').trim();
+export function quoteUpstream(body: string, scrubber: SecretScrubber): string {
+  const line = scrubber.scrub(body).replace(/\s+/g, ' ').trim();
   if (line === '') return '';
   return line.length > QUOTE_CHARS ? `${line.slice(0, QUOTE_CHARS)}…` : line;
 }

@@ -4,6 +4,7 @@ import { ProblemException } from '../http/problem.js';
 import { type Dispatcher, request } from 'undici';
 import { headerValue, operatorEgress } from '../http/outbound.js';
 import { readBoundedBody } from '../http/bounded-body.js';
+import { SecretScrubber, scrubJsonValue } from '../logging/scrub-secrets.js';
 import {
   describeNetworkError,
   providerFailed,
@@ -33,9 +34,7 @@ interface AttemptFailure {
   retryAfterMs?: number;
   /** `answered 500` or `is unreachable`: completes "the model endpoint …". */
   summary: string;
-  /** No HTTP answer at all: the quote is the socket error, worth a log line. */
-  network: boolean;
-  /** Redacted, short upstream text. */
+  /** Scrubbed, short upstream text (the body, or the socket error): for the log only. */
   quote: string;
 }
 
@@ -43,14 +42,20 @@ type AttemptResult = { ok: true; value: unknown } | AttemptFailure;
 
 /**
  * POSTs JSON to a model endpoint with one overall deadline, bounded retries of 429/5xx and network
- * errors, and errors that never carry the credential, over the `outbound` keep-alive pools.
+ * errors, over the `operatorEgress` keep-alive pools. Its errors say what happened in a few classified
+ * words ("the model endpoint answered 401"), never what the endpoint wrote: an endpoint may echo
+ * the credential in any spelling, and the detail reaches the tenant (problem body, run record,
+ * studio, audit). What it wrote goes to the operator's log, scrubbed.
  */
 export class ProviderHttpClient {
   private readonly headers: Record<string, string>;
+  /** The credential in every spelling, for the quotes in log lines. */
+  private readonly scrubber: SecretScrubber;
 
   constructor(private readonly options: ProviderHttpOptions) {
     this.headers = { 'content-type': 'application/json', accept: 'application/json' };
     if (options.apiKey) this.headers.authorization = `Bearer ${options.apiKey}`;
+    this.scrubber = new SecretScrubber([options.apiKey]);
   }
 
   /** The parsed JSON body of a 2xx answer, or a 502/504 ProblemException. */
@@ -71,11 +76,12 @@ export class ProviderHttpClient {
         const wait = retryDelay(attempts, result.retryAfterMs);
         // A wait that would outlast the deadline cannot help: report the failure now.
         if (!result.retryable || attempts >= MAX_ATTEMPTS || Date.now() + wait >= deadline) {
+          this.log(`model endpoint attempt ${attempts} ${result.summary}; giving up`, result.quote);
           throw failureProblem(result, attempts);
         }
-        const cause = result.network ? ` (${result.quote})` : '';
-        this.options.logger?.warn(
-          `model endpoint attempt ${attempts} ${result.summary}${cause}; retrying in ${wait} ms`,
+        this.log(
+          `model endpoint attempt ${attempts} ${result.summary}; retrying in ${wait} ms`,
+          result.quote,
         );
         await sleep(wait, undefined, { signal });
       }
@@ -90,8 +96,13 @@ export class ProviderHttpClient {
     }
   }
 
+  /** A warning with the upstream's words (already scrubbed) for the operator. */
+  private log(message: string, quote: string): void {
+    this.options.logger?.warn(quote ? `${message} (upstream: ${quote})` : message);
+  }
+
   private async attempt(payload: string, signal: AbortSignal): Promise<AttemptResult> {
-    const { url, apiKey } = this.options;
+    const { url } = this.options;
     try {
       // Redirects are not followed: the credential must not travel to another address.
       const response = await request(url, {
@@ -111,13 +122,12 @@ export class ProviderHttpClient {
         retryable: isRetryableStatus(status),
         retryAfterMs: parseRetryAfter(headerValue(response, 'retry-after')),
         summary: `answered ${status}`,
-        quote: quoteUpstream(text, apiKey),
-        network: false,
+        quote: quoteUpstream(text, this.scrubber),
       };
     } catch (error) {
       if (signal.aborted || error instanceof ProblemException) throw error;
-      const quote = quoteUpstream(describeNetworkError(error), apiKey);
-      return { ok: false, retryable: true, summary: 'is unreachable', quote, network: true };
+      const quote = quoteUpstream(describeNetworkError(error), this.scrubber);
+      return { ok: false, retryable: true, summary: 'is unreachable', quote };
     }
   }
 
@@ -128,17 +138,36 @@ export class ProviderHttpClient {
         `the model endpoint's answer is larger than ${MAX_RESPONSE_BYTES} bytes`,
       );
     }
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text);
     } catch {
-      const quote = quoteUpstream(text, this.options.apiKey);
-      throw providerFailed(`the model endpoint's answer is not JSON: ${quote || '(empty body)'}`);
+      this.log("the model endpoint's answer is not JSON", quoteUpstream(text, this.scrubber));
+      throw providerFailed(`the model endpoint's answer is not JSON`);
     }
+    return this.withoutCredential(text, value);
+  }
+
+  /**
+   * An answer that echoes the credential must not carry it into the run's text, messages or
+   * tool calls. The raw text is searched first (its spellings include JSON-escaped ones); a
+   * `\u` escape could hide one, so such answers are searched string by string.
+   */
+  private withoutCredential(text: string, value: unknown): unknown {
+    if (!this.scrubber.holds(text) && !text.includes('\\u')) return value;
+    let removed = false;
+    const scrubbed = scrubJsonValue(value, (piece) => {
+      const clean = this.scrubber.scrubKnown(piece);
+      removed ||= clean !== piece;
+      return clean;
+    });
+    if (!removed) return value;
+    this.options.logger?.warn('the model endpoint echoed the credential in an answer; removed it');
+    return scrubbed;
   }
 }
 
 function failureProblem(failure: AttemptFailure, attempts: number): ProblemException {
   const after = attempts > 1 ? ` after ${attempts} attempts` : '';
-  const quote = failure.quote ? `: ${failure.quote}` : '';
-  return providerFailed(`the model endpoint ${failure.summary}${after}${quote}`);
+  return providerFailed(`the model endpoint ${failure.summary}${after}`);
 }

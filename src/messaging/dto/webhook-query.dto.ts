@@ -6,7 +6,7 @@ const BOOLEAN_WORDS: Record<string, boolean> = { true: true, '1': true, false: f
 
 /** POST /v1/messaging/webhook?tenant_id=&wait= */
 export class WebhookQueryDto {
-  /** The tenant of Slack events (their payload names none); else SVC_TENANT. */
+  /** Optional: must repeat the body's tenant (generic) or the Slack workspace's (slack-tenant.ts). */
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id?: string;
 
   /** Run the agent in the request and answer with the reply. */
