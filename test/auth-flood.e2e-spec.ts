@@ -215,3 +215,21 @@ describe.each(BACKENDS)('failed authentications summarised per window (%s)', (ba
     }
   });
 });
+
+// The limiter itself keeps no state in the backend: sqlite only.
+describe('the client address without SVC_TRUST_PROXY', () => {
+  const gateway = gatewayForSuite('sqlite', { SVC_API_KEY: ROOT, SVC_AUTH_FAILURE_LIMIT: '5' });
+
+  it('is the TCP peer: a client cannot walk past the limit by naming other addresses', async () => {
+    const statuses = await flood(
+      10,
+      (i) =>
+        request(gateway.url)
+          .get('/v1/studio')
+          .set('X-Forwarded-For', `198.51.100.${i + 1}`)
+          .set(as('wrong-key-789')),
+      1,
+    );
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429, 429, 429]);
+  });
+});
