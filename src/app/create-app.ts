@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -26,5 +27,8 @@ export async function createAppFromModule(root: DynamicModule): Promise<NestExpr
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Who the client is (req.ip): the TCP peer unless SVC_TRUST_PROXY names the proxies in front.
+  const { trustProxy } = app.get(ConfigService<GatewayConfig, true>).get('server', { infer: true });
+  app.set('trust proxy', trustProxy);
   return app;
 }

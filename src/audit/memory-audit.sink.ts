@@ -1,40 +1,93 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { AuditConfig, GatewayConfig } from '../config/gateway-config.js';
 import type { AuditEvent, RecordedAuditEvent } from './audit-event.js';
+import { AuditRing } from './audit-ring.js';
 import { type AuditQuery, AuditSink } from './audit-sink.js';
 
-/** How many events the in-memory sink keeps; the oldest are dropped first. */
-export const MEMORY_AUDIT_CAPACITY = 10_000;
 const MAX_LIST = 1_000;
 
-/** A bounded ring buffer of audit events (the default sink). */
+/**
+ * The default sink: bounded rings in memory, one per tenant plus one for events of no tenant
+ * (a request with no or a wrong key, a key bound to no tenant). A full ring drops its own oldest
+ * event, so no tenant's volume, and no flood of anonymous failures, ever evicts another tenant's
+ * events. The number of tenant rings is bounded too: a new tenant beyond SVC_AUDIT_MAX_TENANTS
+ * replaces the ring written least recently (only keys bound to no tenant, which act for every
+ * tenant, can name new tenants).
+ */
 @Injectable()
 export class MemoryAuditSink extends AuditSink {
   private readonly logger = new Logger('Audit');
-  private readonly events: Array<RecordedAuditEvent | undefined> = new Array<undefined>(
-    MEMORY_AUDIT_CAPACITY,
-  );
-  private next = 0;
+  private readonly limits: AuditConfig;
+  /** Tenant → ring, in the order of their last write (the first is the least recently written). */
+  private readonly tenants = new Map<string, AuditRing>();
+  private readonly untenanted: AuditRing;
+  private nextId = 0;
+
+  constructor(config: ConfigService<GatewayConfig, true>) {
+    super();
+    this.limits = config.get('audit', { infer: true });
+    this.untenanted = new AuditRing(this.limits.eventsPerTenant);
+  }
 
   record(event: AuditEvent): void {
     try {
-      const id = this.next++;
-      this.events[id % MEMORY_AUDIT_CAPACITY] = { ...event, id, at: event.at ?? Date.now() };
-    } catch (error) {
-      this.logger.warn(`audit event dropped: ${String(error)}`);
+      this.ringFor(event.tenantId).push({
+        ...event,
+        id: this.nextId++,
+        at: event.at ?? Date.now(),
+      });
+    } catch (err) {
+      this.logger.warn({ err }, 'audit event dropped');
     }
   }
 
+  /**
+   * Newest first. With a tenant, that tenant's ring only; without, every ring (events of no
+   * tenant included), merged by id. Ids are one sequence across rings, so the merge is exact.
+   */
   list({ tenantId, kind, limit = 100 }: AuditQuery): RecordedAuditEvent[] {
     const wanted = Math.min(Math.max(limit, 1), MAX_LIST);
-    const found: RecordedAuditEvent[] = [];
-    const oldest = Math.max(0, this.next - MEMORY_AUDIT_CAPACITY);
-    for (let id = this.next - 1; id >= oldest && found.length < wanted; id--) {
-      const event = this.events[id % MEMORY_AUDIT_CAPACITY];
-      if (!event) continue;
-      if (tenantId !== undefined && event.tenantId !== tenantId) continue;
-      if (kind !== undefined && event.kind !== kind) continue;
-      found.push(event);
-    }
-    return found;
+    const rings =
+      tenantId === undefined
+        ? [this.untenanted, ...this.tenants.values()]
+        : [this.tenants.get(tenantId)].filter((ring) => ring !== undefined);
+    const found = rings.flatMap((ring) => take(ring, kind, wanted));
+    if (rings.length > 1) found.sort((a, b) => b.id - a.id);
+    return found.slice(0, wanted);
   }
+
+  private ringFor(tenantId: string | undefined): AuditRing {
+    if (tenantId === undefined) return this.untenanted;
+    let ring = this.tenants.get(tenantId);
+    if (ring) {
+      this.tenants.delete(tenantId);
+    } else {
+      if (this.tenants.size >= this.limits.maxTenants) this.dropLeastRecentlyWritten();
+      ring = new AuditRing(this.limits.eventsPerTenant);
+    }
+    this.tenants.set(tenantId, ring);
+    return ring;
+  }
+
+  private dropLeastRecentlyWritten(): void {
+    const [victim] = this.tenants;
+    if (!victim) return;
+    const [tenantId, ring] = victim;
+    this.tenants.delete(tenantId);
+    this.logger.warn(
+      { tenant_id: tenantId, events: ring.size, max_tenants: this.limits.maxTenants },
+      'audit events of the least recently written tenant dropped to make room for a new tenant',
+    );
+  }
+}
+
+/** Up to `wanted` events of `ring` of the given kind, newest first. */
+function take(ring: AuditRing, kind: string | undefined, wanted: number): RecordedAuditEvent[] {
+  const found: RecordedAuditEvent[] = [];
+  for (const event of ring.newestFirst()) {
+    if (found.length >= wanted) break;
+    if (kind === undefined || event.kind === kind) found.push(event);
+  }
+  return found;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { type GatewayConfig, authDisabled } from '../config/gateway-config.js';
-import { BUILT_IN_ROLES } from './permissions.js';
+import { BUILT_IN_ROLES } from '../config/roles.js';
 import type { Principal } from './principal.js';
 
 interface KnownKey {
@@ -23,12 +23,16 @@ export class ApiKeyRegistry {
   constructor(config: ConfigService<GatewayConfig, true>) {
     const auth = config.get('auth', { infer: true });
     this.enabled = !authDisabled(auth);
-    const roles: Record<string, readonly string[]> = { ...BUILT_IN_ROLES, ...auth.keysFile?.roles };
+    // A Map, not an object: a role named `constructor` must not find Object's own property.
+    const roles = new Map<string, readonly string[]>([
+      ...Object.entries(BUILT_IN_ROLES),
+      ...Object.entries(auth.keysFile?.roles ?? {}),
+    ]);
     const principal = (keyId: string, keyRoles: string[], tenantId?: string): Principal => ({
       keyId,
       tenantId,
       roles: keyRoles,
-      permissions: [...new Set(keyRoles.flatMap((role) => roles[role] ?? []))],
+      permissions: [...new Set(keyRoles.flatMap((role) => roles.get(role) ?? []))],
     });
     this.keys = (auth.keysFile?.keys ?? []).map((key) => ({
       sha256: key.sha256,

@@ -6,9 +6,9 @@ import {
   UnauthorizedException,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
-import { AuditSink } from '../audit/audit-sink.js';
+import type { Request, Response } from 'express';
 import { ApiKeyRegistry } from './api-key-registry.service.js';
+import { AuthFailures } from './auth-failures.service.js';
 import { IS_PUBLIC, REQUIRED_PERMISSIONS } from './auth.decorators.js';
 import { permits } from './permissions.js';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest, type Principal } from './principal.js';
@@ -17,29 +17,34 @@ import { presentedKey, requestedTenants } from './request-credentials.js';
 /**
  * The one global guard: authenticates the API key, checks the route's required permissions and
  * keeps a tenant-bound key inside its tenant. 401 without or with a wrong key (the problem filter
- * adds `WWW-Authenticate: Bearer`), 403 for a valid key that is not allowed.
+ * adds `WWW-Authenticate: Bearer`), 403 for a valid key that is not allowed, 429 before any of
+ * that when the client address has failed too often (AuthFailures).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     private readonly registry: ApiKeyRegistry,
-    private readonly audit: AuditSink,
+    private readonly failures: AuthFailures,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const req = context.switchToHttp().getRequest<Request & AuthenticatedRequest>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request & AuthenticatedRequest>();
+    if (this.registry.enabled) this.failures.refuseIfBlocked(req, http.getResponse<Response>());
     try {
       return this.check(req, targets);
     } catch (error) {
-      const status = error instanceof UnauthorizedException ? 401 : 403;
-      this.audit.record({
-        kind: 'auth.failed',
+      if (!(error instanceof UnauthorizedException || error instanceof ForbiddenException)) {
+        throw error;
+      }
+      this.failures.failed(req, {
+        status: error instanceof UnauthorizedException ? 401 : 403,
+        reason: error.message,
         tenantId: req.principal?.tenantId,
         actor: req.principal?.keyId,
-        details: { status, method: req.method, path: req.path, reason: (error as Error).message },
       });
       throw error;
     }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { BUILT_IN_ROLES, permits } from './permissions.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUILT_IN_ROLES, KNOWN_PERMISSIONS, isKnownGrant } from '../config/roles.js';
+import { permits } from './permissions.js';
 
 describe('permits', () => {
   it('matches exact permissions', () => {
@@ -38,5 +42,39 @@ describe('permits', () => {
     expect(can('runner', 'messaging:write')).toBe(true);
     expect(can('viewer', 'messaging:read')).toBe(true);
     expect(can('viewer', 'messaging:write')).toBe(false);
+  });
+});
+
+describe('the permission catalog', () => {
+  /** Every permission a route or tool of the gateway checks, read from the sources. */
+  function checkedInSources(): Set<string> {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const found = new Set<string>();
+    const files = readdirSync(root, { recursive: true, encoding: 'utf8' }).filter(
+      (file) => file.endsWith('.ts') && !file.endsWith('.spec.ts'),
+    );
+    for (const file of files) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const [, args] of text.matchAll(/RequirePermissions\(([^)]*)\)/g)) {
+        for (const [, permission] of args.matchAll(/'([^']+)'/g)) found.add(permission);
+      }
+      for (const [, permission] of text.matchAll(/permits\([^,()]+,\s*'([^']+)'\)/g)) {
+        found.add(permission);
+      }
+    }
+    return found;
+  }
+
+  it('lists exactly the permissions the gateway checks, so the keys file check knows them', () => {
+    expect([...checkedInSources()].sort()).toEqual([...KNOWN_PERMISSIONS].sort());
+  });
+
+  it('tells a grant that can match something from a typo', () => {
+    for (const grant of ['*', 'runs:*', 'runs:read', 'approve:*', 'metrics:read']) {
+      expect({ grant, known: isKnownGrant(grant) }).toEqual({ grant, known: true });
+    }
+    for (const grant of ['tool:*', 'runs:raed', 'runs', 'runs:**', '', 'audit:*:x']) {
+      expect({ grant, known: isKnownGrant(grant) }).toEqual({ grant, known: false });
+    }
   });
 });

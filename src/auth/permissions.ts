@@ -10,19 +10,3 @@ export function permits(granted: readonly string[], required: string): boolean {
   }
   return false;
 }
-
-/** Built-in roles; a role of the same name in SVC_KEYS_FILE replaces one of these. */
-export const BUILT_IN_ROLES: Readonly<Record<string, readonly string[]>> = {
-  admin: ['*'],
-  operator: [
-    'runs:*',
-    'tools:*',
-    'approve:*',
-    'studio:*',
-    'board:*',
-    'messaging:*',
-    'metrics:read',
-  ],
-  runner: ['runs:*', 'tools:*', 'board:*', 'messaging:*'],
-  viewer: ['studio:read', 'runs:read', 'messaging:read'],
-};

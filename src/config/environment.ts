@@ -16,6 +16,7 @@ import {
 } from 'class-validator';
 import { applyDecorators } from '@nestjs/common';
 import { IsHostAllowList } from './host-list.validator.js';
+import { IsTrustProxy } from './trust-proxy.js';
 import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
 
 export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
@@ -71,6 +72,7 @@ export class Environment {
   @OptionalInt(0, 600_000) SVC_SHUTDOWN_TIMEOUT_MS?: number;
   @OptionalInt(1024, 100 * 1024 * 1024) SVC_MAX_BODY_BYTES?: number;
   @OptionalOneOf(LOG_LEVELS) SVC_LOG_LEVEL?: (typeof LOG_LEVELS)[number];
+  @IsOptional() @IsTrustProxy() SVC_TRUST_PROXY?: string;
 
   // --- auth (spec 5, CONTRACT 2) ---
   @IsOptional()
@@ -79,6 +81,12 @@ export class Environment {
   SVC_API_KEY?: string;
   @IsOptional() @IsString() SVC_KEYS_FILE?: string;
   @OptionalInt(0, 1_000_000) SVC_RATE_LIMIT_PER_MIN?: number;
+  @OptionalInt(0, 1_000_000) SVC_AUTH_FAILURE_LIMIT?: number;
+  @OptionalInt(1000, 86_400_000) SVC_AUTH_FAILURE_WINDOW_MS?: number;
+
+  // --- audit (in-memory rings) ---
+  @OptionalInt(100, 1_000_000) SVC_AUDIT_EVENTS_PER_TENANT?: number;
+  @OptionalInt(1, 100_000) SVC_AUDIT_MAX_TENANTS?: number;
 
   // --- tenancy ---
   @IsOptional() @IsString() @MaxLength(128) SVC_TENANT?: string;
@@ -124,6 +132,8 @@ export class Environment {
   })
   SVC_MCP_ALLOWED_ORIGINS?: string;
   @OptionalInt(1, 1_000_000) SVC_MCP_MAX_SESSIONS?: number;
+  @OptionalInt(1, 1_000_000) SVC_MCP_SESSIONS_PER_TENANT?: number;
+  @OptionalInt(1, 1_000_000) SVC_MCP_SESSIONS_PER_KEY?: number;
   @OptionalInt(1000, 86_400_000) SVC_MCP_SESSION_IDLE_MS?: number;
 
   // --- messaging (CONTRACT 7) ---

@@ -1,10 +1,12 @@
 import type { KeysFileConfig } from './keys-file.js';
+import type { TrustProxy } from './trust-proxy.js';
 import type { LOG_LEVELS, MCP_MODES, PROVIDER_KINDS, STATE_BACKENDS } from './environment.js';
 
 /** The validated configuration, one typed namespace per concern (read via ConfigService). */
 export interface GatewayConfig {
   server: ServerConfig;
   auth: AuthConfig;
+  audit: AuditConfig;
   tenancy: { defaultTenant?: string };
   state: StateConfig;
   provider: ProviderConfig;
@@ -35,6 +37,8 @@ export interface ServerConfig {
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** Express's `trust proxy`: who may name the client's address (SVC_TRUST_PROXY). */
+  trustProxy: TrustProxy;
 }
 
 export interface AuthConfig {
@@ -42,6 +46,16 @@ export interface AuthConfig {
   apiKey?: string;
   keysFile?: KeysFileConfig;
   rateLimitPerMin: number;
+  /** Failed authentications one client address may make per window; then 429 (0 = off). */
+  failureLimit: number;
+  failureWindowMs: number;
+}
+
+export interface AuditConfig {
+  /** Events kept per tenant, and for events of no tenant (one ring each). */
+  eventsPerTenant: number;
+  /** Tenant rings kept; a new tenant replaces the least recently written one. */
+  maxTenants: number;
 }
 
 export type StateBackend = (typeof STATE_BACKENDS)[number];
@@ -97,8 +111,12 @@ export interface McpConfig {
   allowedHosts?: string[];
   /** Accepted `Origin` values (lowercase `scheme://host[:port]`); undefined: loopback only. */
   allowedOrigins?: string[];
-  /** Live sessions kept per replica; the least recently used idle one makes room. */
+  /** Live sessions kept per replica. */
   maxSessions: number;
+  /** Sessions one tenant may hold; at the quota its own least recently used idle one goes. */
+  maxSessionsPerTenant: number;
+  /** Sessions one key may hold (across tenants); likewise. */
+  maxSessionsPerKey: number;
   /** A session without a request for this long is closed. */
   sessionIdleMs: number;
 }

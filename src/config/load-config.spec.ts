@@ -108,6 +108,8 @@ describe('loadConfig', () => {
       allowedHosts: undefined,
       allowedOrigins: undefined,
       maxSessions: 1000,
+      maxSessionsPerTenant: 100,
+      maxSessionsPerKey: 100,
       sessionIdleMs: 1_800_000,
     });
     const mcp = loadConfig({
@@ -122,6 +124,8 @@ describe('loadConfig', () => {
       allowedHosts: ['mcp.example.com', 'gw.internal:8443', '[::1]'],
       allowedOrigins: ['https://app.example.com', 'http://localhost:6274'],
       maxSessions: 50,
+      maxSessionsPerTenant: 10,
+      maxSessionsPerKey: 10,
       sessionIdleMs: 60_000,
     });
     expect(errorOf({ SVC_MCP_MODE: 'sticky' })).toBe(
@@ -148,6 +152,65 @@ describe('loadConfig', () => {
         'CIDR or * (got "tools.example.com,http://x.example/")',
     );
     expect(errorOf({ SVC_TOOL_ALLOWED_HOSTS: '10.0.0.0/40' })).toContain('"10.0.0.0/40"');
+  });
+
+  it('gives each tenant and key a share of the MCP sessions, at least 10 or all of them', () => {
+    const quotas = (env: Record<string, string>) => {
+      const { maxSessions, maxSessionsPerTenant, maxSessionsPerKey } = loadConfig(env).mcp;
+      return [maxSessions, maxSessionsPerTenant, maxSessionsPerKey];
+    };
+    expect(quotas({ SVC_MCP_MAX_SESSIONS: '2' })).toEqual([2, 2, 2]);
+    expect(quotas({ SVC_MCP_MAX_SESSIONS: '50' })).toEqual([50, 10, 10]);
+    expect(quotas({ SVC_MCP_MAX_SESSIONS: '5000' })).toEqual([5000, 500, 500]);
+    expect(quotas({ SVC_MCP_SESSIONS_PER_TENANT: '20', SVC_MCP_SESSIONS_PER_KEY: '5' })).toEqual([
+      1000, 20, 5,
+    ]);
+    // The key quota follows a tenant quota that was set; neither exceeds the replica's limit.
+    expect(quotas({ SVC_MCP_SESSIONS_PER_TENANT: '30' })).toEqual([1000, 30, 30]);
+    expect(quotas({ SVC_MCP_MAX_SESSIONS: '50', SVC_MCP_SESSIONS_PER_TENANT: '80' })).toEqual([
+      50, 50, 50,
+    ]);
+    expect(errorOf({ SVC_MCP_SESSIONS_PER_KEY: '0' })).toContain(
+      'SVC_MCP_SESSIONS_PER_KEY must be an integer between 1 and',
+    );
+  });
+
+  it('reads the failed-authentication limit and the audit bounds', () => {
+    const defaults = loadConfig({});
+    expect(defaults.auth).toMatchObject({ failureLimit: 100, failureWindowMs: 60_000 });
+    expect(defaults.audit).toEqual({ eventsPerTenant: 5000, maxTenants: 100 });
+    const set = loadConfig({
+      SVC_AUTH_FAILURE_LIMIT: '0',
+      SVC_AUTH_FAILURE_WINDOW_MS: '5000',
+      SVC_AUDIT_EVENTS_PER_TENANT: '200',
+      SVC_AUDIT_MAX_TENANTS: '3',
+    });
+    expect(set.auth).toMatchObject({ failureLimit: 0, failureWindowMs: 5000 });
+    expect(set.audit).toEqual({ eventsPerTenant: 200, maxTenants: 3 });
+    expect(errorOf({ SVC_AUTH_FAILURE_WINDOW_MS: '10' })).toContain(
+      'SVC_AUTH_FAILURE_WINDOW_MS must be an integer between 1000 and',
+    );
+    expect(errorOf({ SVC_AUDIT_MAX_TENANTS: '0' })).toContain('SVC_AUDIT_MAX_TENANTS');
+  });
+
+  it('trusts no proxy unless SVC_TRUST_PROXY names hops or proxy addresses', () => {
+    const trust = (value?: string) =>
+      loadConfig(value === undefined ? {} : { SVC_TRUST_PROXY: value }).server.trustProxy;
+    expect(trust()).toBe(false);
+    expect(trust('false')).toBe(false);
+    expect(trust('1')).toBe(1);
+    expect(trust('loopback, 10.0.0.0/8,fd00::/8 ,192.0.2.7')).toEqual([
+      'loopback',
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+    ]);
+    for (const bad of ['true', 'yes', '11', '10.0.0.0/33', 'proxy.internal', '1.2.3.4/8/9']) {
+      expect(errorOf({ SVC_TRUST_PROXY: bad })).toBe(
+        'SVC_TRUST_PROXY must be false, a number of proxy hops (1 to 10) or a comma-separated ' +
+          `list of proxy addresses (IP, CIDR, loopback, linklocal, uniquelocal) (got "${bad}")`,
+      );
+    }
   });
 
   it('treats an empty variable as unset', () => {

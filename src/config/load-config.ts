@@ -2,8 +2,14 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, validateSync } from 'class-validator';
 import { ConfigError } from './config-error.js';
 import { Environment, SECRET_VARIABLES } from './environment.js';
-import type { GatewayConfig, ProviderConfig, RunLimitsConfig } from './gateway-config.js';
+import type {
+  GatewayConfig,
+  McpConfig,
+  ProviderConfig,
+  RunLimitsConfig,
+} from './gateway-config.js';
 import { loadKeysFile } from './keys-file.js';
+import { parseTrustProxy } from './trust-proxy.js';
 import { MAX_TENANT_ID } from '../state/state-key.limits.js';
 
 export type EnvSource = Record<string, string | undefined>;
@@ -111,6 +117,23 @@ function slackTenants(value: string | undefined): ReadonlyMap<string, string> | 
   }
   return map;
 }
+/**
+ * MCP session bounds. By default a tenant, and a key, may hold a tenth of the replica's
+ * sessions, but at least 10 (or all of them on a replica allowed fewer): a small limit is not
+ * cut into slivers, and no one tenant can fill a large one.
+ */
+function sessionQuotas(env: Environment): Pick<McpConfig, SessionLimit> {
+  const maxSessions = env.SVC_MCP_MAX_SESSIONS ?? 1000;
+  const share = Math.max(Math.min(maxSessions, 10), Math.floor(maxSessions / 10));
+  const perTenant = Math.min(maxSessions, env.SVC_MCP_SESSIONS_PER_TENANT ?? share);
+  return {
+    maxSessions,
+    maxSessionsPerTenant: perTenant,
+    maxSessionsPerKey: Math.min(maxSessions, env.SVC_MCP_SESSIONS_PER_KEY ?? perTenant),
+  };
+}
+
+type SessionLimit = 'maxSessions' | 'maxSessionsPerTenant' | 'maxSessionsPerKey';
 
 /** Builds the typed configuration from the environment. Throws ConfigError. */
 export function loadConfig(
@@ -126,11 +149,20 @@ export function loadConfig(
       shutdownTimeoutMs: env.SVC_SHUTDOWN_TIMEOUT_MS ?? 25_000,
       maxBodyBytes: env.SVC_MAX_BODY_BYTES ?? 1024 * 1024,
       logLevel: env.SVC_LOG_LEVEL ?? 'info',
+      trustProxy: env.SVC_TRUST_PROXY ? (parseTrustProxy(env.SVC_TRUST_PROXY) ?? false) : false,
     },
     auth: {
       apiKey: env.SVC_API_KEY,
-      keysFile: env.SVC_KEYS_FILE ? loadKeysFile(env.SVC_KEYS_FILE) : undefined,
+      keysFile: env.SVC_KEYS_FILE
+        ? loadKeysFile(env.SVC_KEYS_FILE, { rootKey: env.SVC_API_KEY })
+        : undefined,
       rateLimitPerMin: env.SVC_RATE_LIMIT_PER_MIN ?? 1200,
+      failureLimit: env.SVC_AUTH_FAILURE_LIMIT ?? 100,
+      failureWindowMs: env.SVC_AUTH_FAILURE_WINDOW_MS ?? 60_000,
+    },
+    audit: {
+      eventsPerTenant: env.SVC_AUDIT_EVENTS_PER_TENANT ?? 5000,
+      maxTenants: env.SVC_AUDIT_MAX_TENANTS ?? 100,
     },
     tenancy: { defaultTenant: env.SVC_TENANT },
     state: {
@@ -158,7 +190,7 @@ export function loadConfig(
       mode: env.SVC_MCP_MODE ?? 'stateful',
       allowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
       allowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
-      maxSessions: env.SVC_MCP_MAX_SESSIONS ?? 1000,
+      ...sessionQuotas(env),
       sessionIdleMs: env.SVC_MCP_SESSION_IDLE_MS ?? 30 * 60_000,
     },
     messaging: {

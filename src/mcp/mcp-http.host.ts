@@ -51,7 +51,10 @@ export class McpHttpHost {
     if (typeof context === 'string') return sendJsonRpcError(res, transportError(400, context));
     const mcpRequest: McpHttpRequest = req;
     mcpRequest.auth = toAuthInfo(context);
-    await this.transports.post(mcpRequest, res, incoming, context.actor);
+    await this.transports.post(mcpRequest, res, incoming, {
+      keyId: context.actor,
+      tenantId: context.tenantId,
+    });
   }
 
   async get(req: McpRequest, res: Response): Promise<void> {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { IncomingMessages } from './incoming-messages.js';
+import type { SessionOwner } from './session-registry.js';
 
 /** A request as the SDK transport reads it: `auth` becomes the handlers' `extra.authInfo`. */
 export type McpHttpRequest = IncomingMessage & { auth?: AuthInfo };
@@ -8,14 +9,15 @@ export type McpHttpRequest = IncomingMessage & { auth?: AuthInfo };
 /**
  * How MCP requests meet the SDK's Streamable HTTP transport, chosen by SVC_MCP_MODE:
  * `stateful` keeps a Server and transport per session, `stateless` serves each POST alone.
- * Requests arrive checked (origin, headers, body, tenant); `owner` is the caller's key id.
+ * Requests arrive checked (origin, headers, body, tenant); `owner` is the caller's key and, on
+ * POST, the request's tenant (whose session quota a new session counts against).
  */
 export abstract class McpTransports {
   abstract post(
     req: McpHttpRequest,
     res: ServerResponse,
     incoming: IncomingMessages,
-    owner: string,
+    owner: SessionOwner,
   ): Promise<void>;
   /** Opens the session's server-to-client SSE stream. */
   abstract get(req: McpHttpRequest, res: ServerResponse, owner: string): Promise<void>;

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
+import { type GatewayConfig, authDisabled } from '../config/gateway-config.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
@@ -33,9 +33,14 @@ export class McpModule {
           inject: [ConfigService, McpServerFactory],
           useFactory: (config: ConfigService<GatewayConfig, true>, servers: McpServerFactory) => {
             const mcp = config.get('mcp', { infer: true });
+            // With auth off every caller is the same `anonymous` key: a key quota would be a
+            // second replica limit, so only the tenant quota applies.
+            const keyQuota = authDisabled(config.get('auth', { infer: true }))
+              ? Infinity
+              : mcp.maxSessionsPerKey;
             return mcp.mode === 'stateless'
               ? new StatelessTransports(servers)
-              : new StatefulTransports(servers, mcp);
+              : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota });
           },
         },
         McpHttpHost,

@@ -2,23 +2,32 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { BeforeApplicationShutdown, OnApplicationShutdown } from '@nestjs/common';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { McpConfig } from '../config/gateway-config.js';
 import type { IncomingMessages } from './incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from './json-rpc-error.js';
 import type { McpServerFactory } from './mcp-server.factory.js';
 import { type McpHttpRequest, McpTransports } from './mcp-transports.js';
-import { type RegisteredSession, SessionRegistry } from './session-registry.js';
+import {
+  type NoRoom,
+  type RegisteredSession,
+  type SessionLimits,
+  type SessionOwner,
+  SessionRegistry,
+} from './session-registry.js';
 
+/** `keyId` is the key that opened it: another key asking for it is told it does not exist. */
 interface Session extends RegisteredSession {
-  /** The key that opened it: another key asking for it is told it does not exist. */
-  owner: string;
   transport: StreamableHTTPServerTransport;
 }
+
+const NO_ROOM: Record<NoRoom['reason'], string> = {
+  busy: 'Service Unavailable: every MCP session this tenant or key may hold is busy; retry later',
+  full: 'Service Unavailable: this replica holds as many MCP sessions as it may; retry later',
+};
 
 /**
  * SVC_MCP_MODE=stateful: `initialize` opens a session, a Server and a transport of its own
  * (`Mcp-Session-Id` in the answer); later requests name it. Sessions live in this replica's
- * memory, bounded by SVC_MCP_MAX_SESSIONS and SVC_MCP_SESSION_IDLE_MS (SessionRegistry); a
+ * memory, bounded per key, per tenant and per replica and closed when idle (SessionRegistry); a
  * client whose session was closed gets 404 and, as the spec says, starts a new one. Only POSTs
  * and DELETEs count as activity: an open GET stream alone does not keep a session alive.
  */
@@ -32,7 +41,7 @@ export class StatefulTransports
 
   constructor(
     private readonly servers: McpServerFactory,
-    limits: Pick<McpConfig, 'maxSessions' | 'sessionIdleMs'>,
+    limits: SessionLimits,
   ) {
     super();
     this.sessions = new SessionRegistry(limits);
@@ -42,11 +51,16 @@ export class StatefulTransports
     return this.sessions.size;
   }
 
-  async post(req: McpHttpRequest, res: ServerResponse, incoming: IncomingMessages, owner: string) {
+  async post(
+    req: McpHttpRequest,
+    res: ServerResponse,
+    incoming: IncomingMessages,
+    owner: SessionOwner,
+  ) {
     if (req.headers['mcp-session-id'] === undefined && incoming.initialize) {
       return this.open(req, res, incoming, owner);
     }
-    const session = this.find(req, res, owner);
+    const session = this.find(req, res, owner.keyId);
     if (session)
       await this.serve(session, () => session.transport.handleRequest(req, res, incoming.body));
   }
@@ -86,21 +100,23 @@ export class StatefulTransports
     req: McpHttpRequest,
     res: ServerResponse,
     incoming: IncomingMessages,
-    owner: string,
+    owner: SessionOwner,
   ): Promise<void> {
-    if (!(await this.sessions.makeRoom())) {
+    const noRoom = this.sessions.makeRoom(owner);
+    if (noRoom) {
       return sendJsonRpcError(res, {
         status: 503,
         code: JsonRpcCode.Transport,
-        message: 'Service Unavailable: too many MCP sessions are busy; retry later',
-        headers: { 'retry-after': '1' },
+        message: NO_ROOM[noRoom.reason],
+        headers: { 'retry-after': String(noRoom.retryAfterS) },
       });
     }
     const id = randomUUID();
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const session: Session = {
       id,
-      owner,
+      tenantId: owner.tenantId,
+      keyId: owner.keyId,
       transport,
       lastSeen: Date.now(),
       inFlight: 0,
@@ -116,7 +132,7 @@ export class StatefulTransports
   }
 
   /** The caller's session named by Mcp-Session-Id, or undefined after answering 400/404. */
-  private find(req: McpHttpRequest, res: ServerResponse, owner: string): Session | undefined {
+  private find(req: McpHttpRequest, res: ServerResponse, keyId: string): Session | undefined {
     const id = req.headers['mcp-session-id'];
     if (typeof id !== 'string' || id === '') {
       sendJsonRpcError(res, {
@@ -127,7 +143,7 @@ export class StatefulTransports
       return undefined;
     }
     const session = this.sessions.get(id);
-    if (session?.owner === owner) return session;
+    if (session?.keyId === keyId) return session;
     sendJsonRpcError(res, {
       status: 404,
       code: JsonRpcCode.SessionNotFound,

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Request } from 'express';
-import { AuditSink } from '../audit/audit-sink.js';
+import type { Request, Response } from 'express';
+import { AuthFailures } from '../auth/auth-failures.service.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { RawBodyRequest } from '../http/json-body.middleware.js';
 import { ProblemException } from '../http/problem.js';
@@ -18,7 +18,9 @@ function header(req: Request, ...names: string[]): string | undefined {
 /**
  * Guards the inbound webhook when SVC_MESSAGING_SECRET is set (the route is then public to the
  * API-key guard): a Slack-style signature over the raw body, under Slack's header names or the
- * neutral `X-Signature` / `X-Timestamp`. Anything else is a 401 and is audited.
+ * neutral `X-Signature` / `X-Timestamp`. Anything else is a 401, limited and audited per client
+ * address like a wrong API key (AuthFailures): a client over its budget gets 429 before any HMAC
+ * is computed.
  */
 @Injectable()
 export class WebhookSignatureGuard implements CanActivate {
@@ -26,7 +28,7 @@ export class WebhookSignatureGuard implements CanActivate {
 
   constructor(
     config: ConfigService<GatewayConfig, true>,
-    private readonly audit: AuditSink,
+    private readonly failures: AuthFailures,
   ) {
     const secret = config.get('messaging', { infer: true }).secret;
     if (secret === undefined) throw new Error('WebhookSignatureGuard needs SVC_MESSAGING_SECRET');
@@ -34,17 +36,16 @@ export class WebhookSignatureGuard implements CanActivate {
   }
 
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request & RawBodyRequest>();
+    const http = context.switchToHttp();
+    const req = http.getRequest<Request & RawBodyRequest>();
+    this.failures.refuseIfBlocked(req, http.getResponse<Response>());
     const check = verifySignature(this.secret, {
       signature: header(req, 'x-slack-signature', 'x-signature'),
       timestamp: header(req, 'x-slack-request-timestamp', 'x-timestamp'),
       body: req.rawBody ?? Buffer.alloc(0),
     });
     if (check.ok) return true;
-    this.audit.record({
-      kind: 'auth.failed',
-      details: { status: 401, method: req.method, path: req.path, reason: check.reason },
-    });
+    this.failures.failed(req, { status: 401, reason: check.reason });
     throw new ProblemException(401, check.reason, 'invalid-signature');
   }
 }
