@@ -33,6 +33,8 @@ export interface ServerConfig {
   insecure: boolean;
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
+  /** How deeply a request's JSON may nest (SVC_MAX_JSON_DEPTH): 400 beyond, before any parsing. */
+  maxJsonDepth: number;
   logLevel: (typeof LOG_LEVELS)[number];
 }
 

@@ -4,6 +4,7 @@ import { ConfigError } from './config-error.js';
 import { Environment, SECRET_VARIABLES } from './environment.js';
 import type { GatewayConfig, ProviderConfig } from './gateway-config.js';
 import { loadKeysFile } from './keys-file.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../http/json-depth.js';
 
 export type EnvSource = Record<string, string | undefined>;
 
@@ -74,6 +75,7 @@ export function loadConfig(
       insecure: env.SVC_INSECURE ?? false,
       shutdownTimeoutMs: env.SVC_SHUTDOWN_TIMEOUT_MS ?? 25_000,
       maxBodyBytes: env.SVC_MAX_BODY_BYTES ?? 1024 * 1024,
+      maxJsonDepth: env.SVC_MAX_JSON_DEPTH ?? DEFAULT_MAX_JSON_DEPTH,
       logLevel: env.SVC_LOG_LEVEL ?? 'info',
     },
     auth: {
