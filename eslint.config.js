@@ -30,6 +30,27 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser, sourceType: 'module' },
   },
   {
+    // Request DTOs use the project's field decorators (src/http/dto/): `@IfPresent` treats only
+    // a missing field as absent, `@Nested`/`@NestedArray` require an object and bound arrays
+    // before the validation pipe transforms anything.
+    files: ['src/**/dto/*.ts'],
+    ignores: ['src/http/dto/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional', 'ValidateNested'],
+              message: 'use IfPresent, Nested or NestedArray from src/http/dto/',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', 'test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',

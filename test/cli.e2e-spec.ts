@@ -123,6 +123,18 @@ describe('svc serve', () => {
     const info = await request(url).get('/info').set('X-API-Key', 'cli-test-key-1').expect(200);
     expect(info.body.version).toBe(pkg.version);
 
+    // Node's own parser refusals carry a problem body in the served CLI too.
+    const refused = await new Promise<string>((resolve) => {
+      const raw = connect(port, '127.0.0.1');
+      let text = '';
+      raw.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      raw.on('close', () => resolve(text));
+      raw.end('NOT HTTP\r\n\r\n');
+    });
+    expect(refused).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(refused).toContain('Content-Type: application/problem+json');
+    expect(refused).toContain('"type":"urn:svc:problem:bad-request"');
+
     // A request whose headers are still arriving when SIGTERM lands.
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', () => resolve()));

@@ -84,7 +84,12 @@ export class AppModule implements NestModule {
       providers: [
         { provide: MCP_MOUNT, useValue: mcpPath },
         { provide: APP_FILTER, useClass: ProblemFilter },
-        { provide: APP_PIPE, useFactory: createValidationPipe },
+        {
+          provide: APP_PIPE,
+          useFactory: (config: ConfigService<GatewayConfig, true>) =>
+            createValidationPipe(config.get('server', { infer: true }).maxJsonDepth),
+          inject: [ConfigService],
+        },
       ],
     };
   }
@@ -95,10 +100,10 @@ export class AppModule implements NestModule {
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    const { maxBodyBytes } = this.config.get('server', { infer: true });
+    const { maxBodyBytes, maxJsonDepth } = this.config.get('server', { infer: true });
     // The MCP transport reads its own body: its errors are JSON-RPC, not problem+json.
     consumer
-      .apply(jsonOnly, jsonBody(maxBodyBytes))
+      .apply(jsonOnly, jsonBody(maxBodyBytes, maxJsonDepth))
       .exclude(...mcpRoutes(this.mcpPath))
       .forRoutes('{*path}');
   }

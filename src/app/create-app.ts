@@ -4,12 +4,14 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { answerNodeRefusals, missingHost } from '../http/node-refusals.js';
 import { AppModule, type AppOptions } from './app.module.js';
 
 /**
  * Builds the composed gateway (not yet listening). `svc serve` and the e2e tests both use this,
- * so tests exercise the production HTTP pipeline. Nest's own body parser is off: AppModule
- * parses JSON as middleware, after the request logger has assigned the request id.
+ * so tests exercise the production HTTP pipeline, Node's own refusals included. Nest's own body
+ * parser is off: AppModule parses JSON as middleware, after the request logger has assigned the
+ * request id.
  */
 export async function createGatewayApp(
   config: GatewayConfig,
@@ -27,6 +29,9 @@ export async function createAppFromModule(root: DynamicModule): Promise<NestExpr
   });
   app.useLogger(app.get(Logger));
   app.disable('x-powered-by');
+  // Before Nest's own middleware and routes: Node's refusals get problem bodies too.
+  answerNodeRefusals(app.getHttpServer());
+  app.use(missingHost);
   // Who the client is (req.ip): the TCP peer unless SVC_TRUST_PROXY names the proxies in front.
   const { trustProxy } = app.get(ConfigService<GatewayConfig, true>).get('server', { infer: true });
   app.set('trust proxy', trustProxy);

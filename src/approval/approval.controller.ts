@@ -2,6 +2,7 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestj
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
+import { RunPathDto } from '../runs/dto/run-path.dto.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { ApprovalService } from './approval.service.js';
 import { DecisionDto } from './dto/decision.dto.js';
@@ -18,7 +19,7 @@ export class ApprovalController {
   @Post(':run_id/approve')
   @HttpCode(200)
   approve(
-    @Param('run_id') runId: string,
+    @Param() { run_id: runId }: RunPathDto,
     @Body() body: DecisionDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
@@ -30,7 +31,7 @@ export class ApprovalController {
   @Post(':run_id/deny')
   @HttpCode(200)
   deny(
-    @Param('run_id') runId: string,
+    @Param() { run_id: runId }: RunPathDto,
     @Body() body: DecisionDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,

@@ -24,6 +24,13 @@ export const PROVIDER_KINDS = ['openai', 'native'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const MCP_MODES = ['stateful', 'stateless'] as const;
 
+/**
+ * SVC_MAX_JSON_DEPTH's range: valid payloads need about 6 levels; past a few hundred, recursive
+ * library code (JSON.stringify, loggers) comes near the stack's limit again.
+ */
+const MIN_JSON_DEPTH = 16;
+const MAX_JSON_DEPTH = 512;
+
 /** `host`, `host:port`, `[::1]`, `[::1]:port`, or `*` (no check). */
 const MCP_HOST = String.raw`(\*|([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?)`;
 /** `scheme://host[:port]` as browsers send it in `Origin`, or `*` (any origin). */
@@ -71,6 +78,7 @@ export class Environment {
   SVC_INSECURE?: boolean;
   @OptionalInt(0, 600_000) SVC_SHUTDOWN_TIMEOUT_MS?: number;
   @OptionalInt(1024, 100 * 1024 * 1024) SVC_MAX_BODY_BYTES?: number;
+  @OptionalInt(MIN_JSON_DEPTH, MAX_JSON_DEPTH) SVC_MAX_JSON_DEPTH?: number;
   @OptionalOneOf(LOG_LEVELS) SVC_LOG_LEVEL?: (typeof LOG_LEVELS)[number];
   @IsOptional() @IsTrustProxy() SVC_TRUST_PROXY?: string;
 

@@ -36,6 +36,8 @@ export interface ServerConfig {
   insecure: boolean;
   shutdownTimeoutMs: number;
   maxBodyBytes: number;
+  /** How deeply a request's JSON may nest (SVC_MAX_JSON_DEPTH): 400 beyond, before any parsing. */
+  maxJsonDepth: number;
   logLevel: (typeof LOG_LEVELS)[number];
   /** Express's `trust proxy`: who may name the client's address (SVC_TRUST_PROXY). */
   trustProxy: TrustProxy;

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 8080,
       maxBodyBytes: 1024 * 1024,
+      maxJsonDepth: 64,
     });
     expect(config.state).toMatchObject({
       backend: 'sqlite',
@@ -53,6 +54,13 @@ describe('loadConfig', () => {
     });
     expect(errorOf({ SVC_METRICS_PUBLIC: 'maybe' })).toBe(
       'SVC_METRICS_PUBLIC must be true or false (got "maybe")',
+    );
+  });
+
+  it('reads SVC_MAX_JSON_DEPTH within its range', () => {
+    expect(loadConfig({ SVC_MAX_JSON_DEPTH: '100' }).server.maxJsonDepth).toBe(100);
+    expect(errorOf({ SVC_MAX_JSON_DEPTH: '5000' })).toBe(
+      'SVC_MAX_JSON_DEPTH must be an integer between 16 and 512 (got "5000")',
     );
   });
 

@@ -11,6 +11,7 @@ import type {
 import { loadKeysFile } from './keys-file.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import { MAX_TENANT_ID } from '../state/state-key.limits.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../http/json-depth.js';
 
 export type EnvSource = Record<string, string | undefined>;
 
@@ -148,6 +149,7 @@ export function loadConfig(
       insecure: env.SVC_INSECURE ?? false,
       shutdownTimeoutMs: env.SVC_SHUTDOWN_TIMEOUT_MS ?? 25_000,
       maxBodyBytes: env.SVC_MAX_BODY_BYTES ?? 1024 * 1024,
+      maxJsonDepth: env.SVC_MAX_JSON_DEPTH ?? DEFAULT_MAX_JSON_DEPTH,
       logLevel: env.SVC_LOG_LEVEL ?? 'info',
       trustProxy: env.SVC_TRUST_PROXY ? (parseTrustProxy(env.SVC_TRUST_PROXY) ?? false) : false,
     },

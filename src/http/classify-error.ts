@@ -51,6 +51,8 @@ export function classifyError(exception: unknown): ClassifiedError | null {
     };
   }
   if (exception instanceof HttpException) {
+    // A problem a middleware passed to next() arrives wrapped by Nest's Express adapter.
+    if (exception.cause instanceof ProblemException) return classifyError(exception.cause);
     const parser = BODY_PARSER_DETAILS[causeType(exception) ?? ''];
     if (parser) return { status: exception.getStatus(), ...parser };
     return { status: exception.getStatus(), detail: httpDetail(exception) };

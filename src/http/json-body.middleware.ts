@@ -1,6 +1,7 @@
 import { json, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { jsonTextTooDeep, tooDeep } from './json-depth.js';
 
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
@@ -39,7 +40,6 @@ export const RAW_BODY_PATHS: ReadonlySet<string> = new Set(['/v1/messaging/webho
 
 function keepRawBody(
   req: IncomingMessage & RawBodyRequest & { originalUrl?: string },
-  _res: ServerResponse,
   body: Buffer,
 ): void {
   // Express matches routes case-insensitively and with a trailing slash; so does this.
@@ -51,13 +51,18 @@ function keepRawBody(
 }
 
 /**
- * The JSON body parser, bounded by SVC_MAX_BODY_BYTES. It runs as Nest middleware after the
- * request logger, so malformed and oversized bodies are logged with their request id too.
+ * The JSON body parser, bounded by SVC_MAX_BODY_BYTES and SVC_MAX_JSON_DEPTH. The depth is
+ * read from the bytes before they are parsed, so a body nested too deeply is a 400
+ * `json-too-deep` before anything can walk it. It runs as Nest middleware after the request
+ * logger, so refused bodies are logged with their request id too.
  */
-export function jsonBody(maxBytes: number): RequestHandler {
+export function jsonBody(maxBytes: number, maxDepth: number): RequestHandler {
   return json({
     limit: maxBytes,
     type: (req) => isJsonMediaType(req.headers['content-type']),
-    verify: keepRawBody,
+    verify: (req: IncomingMessage, _res: ServerResponse, body: Buffer) => {
+      if (jsonTextTooDeep(body, maxDepth)) throw tooDeep(maxDepth);
+      keepRawBody(req, body);
+    },
   });
 }

@@ -21,17 +21,23 @@ export interface ProblemDetails {
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
+/** How many field errors one 400 lists, however many the input has. */
+export const MAX_VALIDATION_ERRORS = 20;
+
 const SLUGS: Record<number, string> = {
   400: 'bad-request',
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
+  408: 'request-timeout',
   409: 'conflict',
   413: 'payload-too-large',
   415: 'unsupported-media-type',
+  417: 'expectation-failed',
   422: 'unprocessable',
   429: 'rate-limited',
+  431: 'header-fields-too-large',
   500: 'internal',
   502: 'bad-gateway',
   503: 'unavailable',
@@ -64,7 +70,30 @@ export class ProblemException extends HttpException {
 
 /** 400 with the list of invalid fields. */
 export class ValidationProblem extends ProblemException {
-  constructor(errors: FieldError[], detail = 'the request has invalid fields') {
+  constructor(
+    errors: FieldError[],
+    detail = 'the request has invalid fields',
+    /** How many field errors there were, listed or not. */
+    readonly total = errors.length,
+  ) {
     super(400, detail, 'validation', errors);
+  }
+
+  /**
+   * The first of `total` field errors (at most MAX_VALIDATION_ERRORS are kept): the detail
+   * quotes the first three messages and says how many errors the list leaves out.
+   */
+  static listing(kept: FieldError[], total = kept.length): ValidationProblem {
+    const shown = kept.slice(0, MAX_VALIDATION_ERRORS);
+    const summary = shown
+      .slice(0, 3)
+      .map((e) => e.message)
+      .join('; ');
+    const more = total > shown.length ? ` (${total - shown.length} more errors not listed)` : '';
+    return new ValidationProblem(
+      shown,
+      `${summary || 'the request has invalid fields'}${more}`,
+      Math.max(total, shown.length),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ProblemException, problemType } from '../http/problem.js';
+import { InvalidStateKeyError } from '../state/state-key.limits.js';
 import { StateUnavailableError } from '../state/state-store.js';
 
 /**
@@ -48,6 +49,13 @@ export function toRpcError(error: unknown, logger: Logger): RpcError {
       type: problemType(status, slug),
       status,
       ...(errors ? { errors } : {}),
+    });
+  }
+  if (error instanceof InvalidStateKeyError) {
+    // An identifier the state backend cannot hold: the caller's mistake, like a 400.
+    return new RpcError(ErrorCode.InvalidParams, error.message, {
+      type: problemType(400),
+      status: 400,
     });
   }
   if (error instanceof StateUnavailableError) {

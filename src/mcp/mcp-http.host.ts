@@ -29,6 +29,7 @@ const transportError = (status: number, message: string): JsonRpcFailure => ({
 export class McpHttpHost {
   private readonly policy: OriginPolicy;
   private readonly maxBodyBytes: number;
+  private readonly maxJsonDepth: number;
   private readonly defaultTenant?: string;
 
   constructor(
@@ -38,6 +39,7 @@ export class McpHttpHost {
     const server = config.get('server', { infer: true });
     this.policy = new OriginPolicy(config.get('mcp', { infer: true }), server.host);
     this.maxBodyBytes = server.maxBodyBytes;
+    this.maxJsonDepth = server.maxJsonDepth;
     this.defaultTenant = config.get('tenancy', { infer: true }).defaultTenant;
   }
 
@@ -98,7 +100,7 @@ export class McpHttpHost {
   }
 
   private async readMessages(req: McpRequest): Promise<IncomingMessages | JsonRpcFailure | null> {
-    const body = await readBody(req, this.maxBodyBytes);
+    const body = await readBody(req, this.maxBodyBytes, this.maxJsonDepth);
     switch (body.kind) {
       case 'aborted':
         return null;
@@ -113,6 +115,12 @@ export class McpHttpHost {
           status: 400,
           code: JsonRpcCode.ParseError,
           message: 'Parse error: the body is not UTF-8',
+        };
+      case 'too-deep':
+        return {
+          status: 400,
+          code: JsonRpcCode.InvalidRequest,
+          message: `Invalid Request: the JSON is nested deeper than ${this.maxJsonDepth} levels`,
         };
       case 'parsed':
         return parseMessages(body.value);

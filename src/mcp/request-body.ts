@@ -1,25 +1,33 @@
 import type { IncomingMessage } from 'node:http';
+import { jsonTextTooDeep, valueTooDeep } from '../http/json-depth.js';
 
 export type BodyText =
   | { kind: 'text'; text: string }
   | { kind: 'parsed'; value: unknown }
   | { kind: 'too-large' }
   | { kind: 'not-utf8' }
+  | { kind: 'too-deep' }
   | { kind: 'aborted' };
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The request body as text, at most `limit` bytes (SVC_MAX_BODY_BYTES). A declared or actual
- * overflow stops reading at once; the caller answers 413 and closes the connection rather than
- * draining the rest. A body some upstream middleware already parsed is handed on as is (its
- * stream is spent and would never end).
+ * The request body as text, at most `limit` bytes (SVC_MAX_BODY_BYTES) and nested at most
+ * `maxDepth` levels (SVC_MAX_JSON_DEPTH, read from the bytes before anything parses them). A
+ * declared or actual overflow stops reading at once; the caller answers 413 and closes the
+ * connection rather than draining the rest. A body some upstream middleware already parsed is
+ * handed on as is (its stream is spent and would never end), after the same depth check.
  */
 export function readBody(
   req: IncomingMessage & { body?: unknown },
   limit: number,
+  maxDepth: number,
 ): Promise<BodyText> {
-  if (req.body !== undefined) return Promise.resolve({ kind: 'parsed', value: req.body });
+  if (req.body !== undefined) {
+    return Promise.resolve(
+      valueTooDeep(req.body, maxDepth) ? { kind: 'too-deep' } : { kind: 'parsed', value: req.body },
+    );
+  }
   if (Number(req.headers['content-length']) > limit) return Promise.resolve({ kind: 'too-large' });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -41,8 +49,13 @@ export function readBody(
       }
     };
     const onEnd = () => {
+      const bytes = Buffer.concat(chunks);
+      if (jsonTextTooDeep(bytes, maxDepth)) {
+        finish({ kind: 'too-deep' });
+        return;
+      }
       try {
-        finish({ kind: 'text', text: UTF8.decode(Buffer.concat(chunks)) });
+        finish({ kind: 'text', text: UTF8.decode(bytes) });
       } catch {
         finish({ kind: 'not-utf8' });
       }

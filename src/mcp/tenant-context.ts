@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../auth/principal.js';
-import { MAX_TENANT_ID } from '../state/state-key.limits.js';
+import { MAX_TENANT_ID, isSafeIdentifier } from '../state/state-key.limits.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
 import { RpcError } from './mcp-errors.js';
 
@@ -44,6 +44,10 @@ export function resolveContext(
     return `Bad Request: a tenant id has at most ${MAX_TENANT_ID} characters`;
   }
   const toolset = first(req.headers['x-toolset']) ?? first(req.query.toolset) ?? DEFAULT_TOOLSET;
+  // Headers cannot carry control characters, but the query can (`?tenant_id=a%00b`).
+  if (!isSafeIdentifier(tenantId) || !isSafeIdentifier(toolset)) {
+    return 'Bad Request: a tenant id or toolset must not contain control characters';
+  }
   return { tenantId, toolset, actor: principal.keyId, permissions: principal.permissions };
 }
 

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { QueryResult } from 'typeorm';
 import { type SqlDialect, sql, sqlDialect } from '../state/sql-dialect.js';
 import { StateDatabase } from '../state/state-database.service.js';
+import { MAX_TENANT_ID, assertIdentifier } from '../state/state-key.limits.js';
+import { decodeStoredText, encodeStoredText, storableDiagnostic } from '../state/stored-text.js';
 import type { Channel } from './channels.js';
 import type {
   AttemptResult,
@@ -34,7 +36,13 @@ interface Row {
   last_error: string | null;
 }
 
-/** pg returns bigint columns as strings, sqlite as numbers. */
+/** The outbox's varchar(256) id columns. */
+const MAX_OUTBOX_ID = 256;
+
+/**
+ * pg returns bigint columns as strings, sqlite as numbers. The texts are stored encoded where
+ * PostgreSQL could not hold them (see stored-text.ts).
+ */
 function toEntry(row: Row): OutboxEntry {
   return {
     tenantId: row.tenant_id,
@@ -43,11 +51,11 @@ function toEntry(row: Row): OutboxEntry {
     conversationId: row.conversation_id,
     eventId: row.event_id,
     user: row.sender,
-    text: row.input_text,
+    text: decodeStoredText(row.input_text),
     sessionId: row.session_id,
     actor: row.actor,
     status: row.status,
-    reply: row.reply_text,
+    reply: row.reply_text === null ? null : decodeStoredText(row.reply_text),
     attempts: Number(row.attempts),
     nextAttemptAt: Number(row.next_attempt_at),
     createdAt: Number(row.created_at),
@@ -57,8 +65,9 @@ function toEntry(row: Row): OutboxEntry {
   };
 }
 
-/** `last_error` is a varchar(500). */
-const clip = (error: string) => (error.length > 500 ? `${error.slice(0, 499)}…` : error);
+/** `last_error` is a varchar(500); clipping may split a surrogate pair, which is then replaced. */
+const clip = (error: string) =>
+  storableDiagnostic(error.length > 500 ? `${error.slice(0, 499)}…` : error);
 
 // For a finished entry `next_attempt_at` holds the time it finished, so pruning uses the same
 // (status, next_attempt_at) index as the worker's query. Parameters are numbered in order of
@@ -134,6 +143,10 @@ export class TypeormOutboxStore extends OutboxStore {
   }
 
   async accept(entry: NewOutboxEntry, recoverAfterMs: number): Promise<boolean> {
+    assertIdentifier('tenant_id', entry.tenantId, MAX_TENANT_ID);
+    assertIdentifier('conversation_id', entry.conversationId, MAX_OUTBOX_ID);
+    assertIdentifier('event_id', entry.eventId, MAX_OUTBOX_ID);
+    assertIdentifier('user', entry.user, MAX_OUTBOX_ID);
     const inserted = await this.rows(this.sql.accept, [
       entry.tenantId,
       entry.id,
@@ -141,7 +154,7 @@ export class TypeormOutboxStore extends OutboxStore {
       entry.conversationId,
       entry.eventId,
       entry.user,
-      entry.text,
+      encodeStoredText(entry.text),
       entry.sessionId,
       entry.actor,
       Math.round(recoverAfterMs),
@@ -155,7 +168,7 @@ export class TypeormOutboxStore extends OutboxStore {
   }
 
   async setReply(tenantId: string, id: string, reply: string): Promise<OutboxEntry | null> {
-    const [row] = await this.rows(this.sql.setReply, [reply, tenantId, id]);
+    const [row] = await this.rows(this.sql.setReply, [encodeStoredText(reply), tenantId, id]);
     return row ? toEntry(row) : null;
   }
 

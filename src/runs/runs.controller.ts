@@ -1,6 +1,7 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
 import { RequirePermissions } from '../auth/auth.decorators.js';
 import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { RunPathDto } from './dto/run-path.dto.js';
 import type { RunRecord } from './run-record.js';
 import { RunRecordStore } from './run-record.store.js';
 
@@ -11,7 +12,10 @@ export class RunsController {
   /** A run's status and result, from any replica. */
   @RequirePermissions('runs:read')
   @Get(':run_id')
-  async get(@Param('run_id') runId: string, @Query() query: TenantQueryDto): Promise<RunRecord> {
+  async get(
+    @Param() { run_id: runId }: RunPathDto,
+    @Query() query: TenantQueryDto,
+  ): Promise<RunRecord> {
     const record = await this.runs.get(query.tenant_id, runId);
     if (!record) throw new NotFoundException(`no run ${JSON.stringify(runId)} for this tenant`);
     return record;

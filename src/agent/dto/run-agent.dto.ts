@@ -1,28 +1,17 @@
-import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import { NoControlCharacters, TenantId } from '../../http/dto/identifier.js';
+import { IfPresent } from '../../http/dto/if-present.js';
+import { NestedArray } from '../../http/dto/nested.js';
 import { RawJson } from '../../http/dto/raw-json.js';
 import type { JsonValue } from '../../state/state-store.js';
-import { MAX_SESSION_ID, MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { MAX_SESSION_ID } from '../../state/state-key.limits.js';
 
 /** Identifiers a client may choose: readable, bounded, safe in paths and logs. */
 const ID = /^[A-Za-z0-9_.:-]+$/;
 const ID_MESSAGE = { message: '$property may only hold letters, digits and _ . : -' };
 
 export const MAX_TURNS_LIMIT = 100;
+export const MAX_INPUT_MESSAGES = 200;
 
 export class InputMessageDto {
   @IsIn(['system', 'user', 'assistant'])
@@ -35,29 +24,26 @@ export class InputMessageDto {
 
 /** POST /v1/agent/run (CONTRACT section 5). */
 export class RunAgentDto {
-  @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id!: string;
+  @TenantId() tenant_id!: string;
 
-  @IsOptional() @IsString() @MaxLength(200_000) prompt?: string;
+  @IfPresent() @IsString() @MaxLength(200_000) prompt?: string;
 
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(200)
-  @ValidateNested({ each: true })
-  @Type(() => InputMessageDto)
+  @IfPresent()
+  @NestedArray(() => InputMessageDto, { max: MAX_INPUT_MESSAGES })
   messages?: InputMessageDto[];
 
-  @IsOptional() @IsString() @MaxLength(128) @Matches(ID, ID_MESSAGE) agent?: string;
-  @IsOptional() @IsString() @MaxLength(256) model?: string;
-  @IsOptional() @IsString() @MaxLength(64) @Matches(ID, ID_MESSAGE) toolset?: string;
-  @IsOptional()
+  @IfPresent() @IsString() @MaxLength(128) @Matches(ID, ID_MESSAGE) agent?: string;
+  @IfPresent() @IsString() @MaxLength(256) @NoControlCharacters() model?: string;
+  @IfPresent() @IsString() @MaxLength(64) @Matches(ID, ID_MESSAGE) toolset?: string;
+  @IfPresent()
   @IsString()
   @MaxLength(MAX_SESSION_ID - 16)
   @Matches(ID, ID_MESSAGE)
   session_id?: string;
-  @IsOptional() @IsString() @MaxLength(200) @Matches(ID, ID_MESSAGE) run_id?: string;
-  @IsOptional() @IsInt() @Min(1) @Max(MAX_TURNS_LIMIT) max_turns?: number;
-  @IsOptional() @IsObject() @RawJson() metadata?: { [key: string]: JsonValue };
+  @IfPresent() @IsString() @MaxLength(200) @Matches(ID, ID_MESSAGE) run_id?: string;
+  @IfPresent() @IsInt() @Min(1) @Max(MAX_TURNS_LIMIT) max_turns?: number;
+  @IfPresent() @IsObject() @RawJson() metadata?: { [key: string]: JsonValue };
 
   /** What a second run on a busy session does: wait for the first (default) or fail with 409. */
-  @IsOptional() @IsIn(['enqueue', 'reject']) multitask?: 'enqueue' | 'reject';
+  @IfPresent() @IsIn(['enqueue', 'reject']) multitask?: 'enqueue' | 'reject';
 }

@@ -1,16 +1,9 @@
-import {
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  MaxLength,
-  Min,
-  ValidateIf,
-} from 'class-validator';
-import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+// `assignee: null` unassigns: the one field where null is a value that @IsOptional must let by.
+// eslint-disable-next-line no-restricted-imports
+import { IsOptional } from 'class-validator';
+import { TenantId } from '../../http/dto/identifier.js';
+import { IfPresent } from '../../http/dto/if-present.js';
 import {
   BOARD_COLUMNS,
   MAX_ASSIGNEE,
@@ -20,11 +13,8 @@ import {
 } from '../board.limits.js';
 
 const COLUMN_MESSAGE = `column must be one of ${BOARD_COLUMNS.join(', ')}`;
-/** Present means validated: `null` is not a title (only `assignee` may be cleared with null). */
-const IfPresent = () => ValidateIf((_: unknown, value: unknown) => value !== undefined);
-
 class TenantBodyDto {
-  @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id!: string;
+  @TenantId() tenant_id!: string;
 }
 
 /** `POST /v1/board/cards`. */
@@ -36,7 +26,7 @@ export class CreateCardDto extends TenantBodyDto {
 
   @IfPresent() @IsString() @MaxLength(MAX_DESCRIPTION) description?: string;
 
-  /** Omitted or null: unassigned. */
+  /** Omitted or null: unassigned (the one field where `null` means something). */
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(MAX_ASSIGNEE) assignee?: string | null;
 
   /** Default `todo`. */

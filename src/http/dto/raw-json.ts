@@ -1,9 +1,13 @@
 import { Transform } from 'class-transformer';
+import { declareFieldShape } from './field-shapes.js';
 
 /**
- * Keeps a free-form JSON field exactly as parsed. class-transformer copies a plain object key by
- * key and skips keys named like Object.prototype's methods (`toString`, `valueOf`,
- * `hasOwnProperty`, …), so a tool's schema or arguments would silently lose such properties.
+ * A free-form JSON field (tool arguments and schemas, run metadata), kept exactly as parsed.
+ * The validation pipe hands it past class-transformer untouched: copying it would cost time in
+ * proportion to its size and drop keys named like Object.prototype's methods (`toString`,
+ * `valueOf`, …). The Transform does the same for a plain `plainToInstance` (the CLI).
  */
-export const RawJson = (): PropertyDecorator =>
-  Transform(({ obj, key }) => (obj as Record<string, unknown>)[key]);
+export const RawJson = (): PropertyDecorator => (target, key) => {
+  declareFieldShape(target, key, { raw: true });
+  Transform(({ obj, key: name }) => (obj as Record<string, unknown>)[name])(target, key);
+};

@@ -1,16 +1,17 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { IsBoolean } from 'class-validator';
+import { TenantId } from '../../http/dto/identifier.js';
+import { IfPresent } from '../../http/dto/if-present.js';
 
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 
 /** POST /v1/messaging/webhook?tenant_id=&wait= */
 export class WebhookQueryDto {
   /** Optional: must repeat the body's tenant (generic) or the Slack workspace's (slack-tenant.ts). */
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id?: string;
+  @IfPresent() @TenantId() tenant_id?: string;
 
   /** Run the agent in the request and answer with the reply. */
-  @IsOptional()
+  @IfPresent()
   @Transform(({ value }: { value: unknown }) =>
     typeof value === 'string' && value in BOOLEAN_WORDS ? BOOLEAN_WORDS[value] : value,
   )

@@ -1,10 +1,11 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
+import { IsInt, Max, Min } from 'class-validator';
+import { TenantId } from '../../http/dto/identifier.js';
+import { IfPresent } from '../../http/dto/if-present.js';
 import { STUDIO_MAX_LIMIT } from '../studio.store.js';
 
 /** GET /v1/studio?tenant_id=&limit= (CONTRACT section 8). */
 export class StudioQueryDto {
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(STUDIO_MAX_LIMIT) limit?: number;
+  @IfPresent() @TenantId() tenant_id?: string;
+  @IfPresent() @Type(() => Number) @IsInt() @Min(1) @Max(STUDIO_MAX_LIMIT) limit?: number;
 }

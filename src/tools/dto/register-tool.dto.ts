@@ -1,17 +1,9 @@
-import { Type } from 'class-transformer';
-import {
-  IsDefined,
-  IsNotEmpty,
-  IsObject,
-  IsString,
-  IsUrl,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
-import type { JsonValue } from '../../state/state-store.js';
-import { MAX_TENANT_ID } from '../../state/state-key.limits.js';
-import { MAX_DESCRIPTION, MAX_ENDPOINT_URL } from '../tool.limits.js';
+import { IsObject, IsString, IsUrl, MaxLength } from 'class-validator';
+import { TenantId } from '../../http/dto/identifier.js';
+import { Nested } from '../../http/dto/nested.js';
 import { RawJson } from '../../http/dto/raw-json.js';
+import type { JsonValue } from '../../state/state-store.js';
+import { MAX_DESCRIPTION, MAX_ENDPOINT_URL } from '../tool.limits.js';
 
 export class ToolEndpointDto {
   // No credentials in the URL: fetch refuses them, and they would show in every listing.
@@ -31,12 +23,12 @@ export class ToolEndpointDto {
 
 /** `PUT /v1/toolsets/{toolset}/tools/{name}`: registers or replaces an HTTP tool. */
 export class RegisterToolDto {
-  @IsString() @IsNotEmpty() @MaxLength(MAX_TENANT_ID) tenant_id!: string;
+  @TenantId() tenant_id!: string;
 
   @IsString() @MaxLength(MAX_DESCRIPTION) description!: string;
 
   /** The arguments' JSON Schema; checked with ajv by the registration service. */
   @IsObject() @RawJson() parameters!: { [key: string]: JsonValue };
 
-  @IsDefined() @ValidateNested() @Type(() => ToolEndpointDto) endpoint!: ToolEndpointDto;
+  @Nested(() => ToolEndpointDto) endpoint!: ToolEndpointDto;
 }

@@ -1,0 +1,10 @@
+import { ValidateIf } from 'class-validator';
+
+/**
+ * An optional field: absent (`undefined`) skips its rules, anything else, `null` included, must
+ * pass them. class-validator's `@IsOptional` also skips `null`, which then reaches code that
+ * expects the declared type (a `null` prompt was a 500). Use `@IsOptional` only where `null`
+ * means something (the board's `assignee: null` unassigns).
+ */
+export const IfPresent = (): PropertyDecorator =>
+  ValidateIf((_object: unknown, value: unknown) => value !== undefined);
