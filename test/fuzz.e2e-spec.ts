@@ -14,6 +14,7 @@ import {
   serializeRequest,
 } from './support/fuzz-requests.js';
 import { writeKeysFile, sha256Hex } from './support/keys-file.js';
+import { INITIALIZE, mcpHeaders } from './support/mcp-client.js';
 import { type RawResponse, sendRaw } from './support/raw-http.js';
 import { gatewayForSuite } from './support/suite.js';
 import { type ToolEndpoint, startToolEndpoint } from './support/tool-endpoint.js';
@@ -156,7 +157,7 @@ describe.each(BACKENDS)('fuzz: every route and the MCP endpoint (%s)', (backend:
     port = server.address().port;
     const http = () => request(gateway.url);
     const auth = { Authorization: `Bearer ${ADMIN}` };
-    // Real objects to aim at: a tool, a finished run with its session, a card.
+    // Real objects to aim at: a tool, a finished run with its session, a card, an MCP session.
     await http()
       .put('/v1/toolsets/fz/tools/fz_tool')
       .set(auth)
@@ -178,6 +179,13 @@ describe.each(BACKENDS)('fuzz: every route and the MCP endpoint (%s)', (backend:
       .set(auth)
       .send({ tenant_id: 'acme', title: 'seed' });
     if (card.body?.id) plausible.ids.push(String(card.body.id));
+    // A live MCP session (stateful mode), so session-bound requests get past the lookup.
+    const init = await http()
+      .post('/mcp/')
+      .set({ ...mcpHeaders(), ...auth })
+      .send(INITIALIZE);
+    const session = init.headers['mcp-session-id'];
+    if (typeof session === 'string') plausible.ids.push(session);
   });
 
   afterAll(() => {

@@ -278,11 +278,23 @@ function mcpBody(plausible: Plausible): fc.Arbitrary<string> {
   );
 }
 
+/** Percent-encodes the UTF-8 bytes of any string (encodeURIComponent throws on lone surrogates). */
+function percentEncode(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_.~-]/.test(char)
+      ? char
+      : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
 /** A path parameter: a plausible value, or something hostile percent-encoded (or not). */
 function pathSegment(plausible: Plausible): fc.Arbitrary<string> {
   return fc.oneof(
-    { weight: 3, arbitrary: plausibleString(plausible).map(encodeURIComponent) },
-    { weight: 2, arbitrary: hostileString.map(encodeURIComponent) },
+    { weight: 3, arbitrary: plausibleString(plausible).map(percentEncode) },
+    { weight: 2, arbitrary: hostileString.map(percentEncode) },
     {
       weight: 1,
       arbitrary: fc.constantFrom('%00', '%2e%2e', '%2F', '%ZZ', '%', '%c0%af', '%ff', '..', ''),
@@ -305,7 +317,7 @@ function queryString(plausible: Plausible): fc.Arbitrary<string> {
       .map((pairs) =>
         pairs.length === 0
           ? ''
-          : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`,
+          : `?${pairs.map(([k, v]) => `${percentEncode(k)}=${percentEncode(v)}`).join('&')}`,
       ),
     fc.constantFrom(
       '?tenant_id=acme&tenant_id=beta',
