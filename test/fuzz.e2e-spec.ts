@@ -135,7 +135,7 @@ describe.each(BACKENDS)('fuzz: every route and the MCP endpoint (%s)', (backend:
     SVC_API_KEY: ADMIN,
     SVC_KEYS_FILE: keysFile,
     SVC_RATE_LIMIT_PER_MIN: '0',
-    SVC_AUTH_FAILURES_PER_MIN: '0',
+    SVC_AUTH_FAILURE_LIMIT: '0',
     SVC_TOOL_ALLOWED_HOSTS: '127.0.0.1',
     SVC_TOOL_TIMEOUT_MS: '2000',
     SVC_CHATA_WEBHOOK: chat.slackUrl,
