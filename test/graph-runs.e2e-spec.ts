@@ -157,6 +157,29 @@ describe.each(BACKENDS)('graph runs (%s)', (backend) => {
     expect(callsTo('/echo').map((call) => call.body)).toEqual([{ ok: true }]);
   });
 
+  it('fails a step whose references would expand past 1 MiB, without calling its tool', async () => {
+    endpoint.received.length = 0;
+    // 34 characters that stand for 60,000: 20,000 of them would be 1.2 GB of arguments.
+    const reference = '{{steps.first.output.received.q}}';
+    await registerAgent('amplifier', {
+      topology: 'pipeline',
+      steps: [
+        step('first', 'record', { arguments: { q: '{{input}}' } }),
+        step('second', 'record', {
+          depends_on: ['first'],
+          arguments: { many: reference.repeat(20_000) },
+        }),
+      ],
+    });
+    const res = await run('amplifier', { prompt: 'x'.repeat(60_000) }).expect(200);
+    expect(res.body).toMatchObject({ status: 'failed', finish_reason: 'error' });
+    const second = stepsOf(res.body).find((s) => s.id === 'second');
+    expect(second).toMatchObject({ status: 'failed' });
+    expect(second?.error).toMatch(/resolve to more than 1048576 characters/);
+    expect(callsTo('/echo')).toHaveLength(1);
+    await http().get('/healthz').expect(200);
+  });
+
   it('never lets a supervisor start more worker calls than its budget', async () => {
     endpoint.received.length = 0;
     await registerAgent('boss', {

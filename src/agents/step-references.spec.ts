@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
-import { referencedSteps, resolveReferences } from './step-references.js';
+import {
+  ResolvedReferencesTooLarge,
+  referencedSteps,
+  resolveReferences,
+} from './step-references.js';
 
 const values = {
   input: 'find order 7',
@@ -37,5 +41,16 @@ describe('step references', () => {
   it('resolves what does not exist to null (whole) or "null" (inside text)', () => {
     expect(resolveReferences('{{steps.ghost.output}}', values)).toBeNull();
     expect(resolveReferences('x={{steps.fetch.output.nope}}', values)).toBe('x=null');
+  });
+
+  it('stops expanding once references stand for more than the limit', () => {
+    const big = { input: 'x'.repeat(10_000), output: () => ({ blob: 'y'.repeat(10_000) }) };
+    // 18 characters each, 10,000 characters resolved each: a small spec, a huge expansion.
+    const repeated = '{{input}}'.repeat(1000);
+    expect(() => resolveReferences(repeated, big, 100_000)).toThrow(ResolvedReferencesTooLarge);
+    const objects = Array.from({ length: 100 }, () => '{{steps.a.output}}');
+    expect(() => resolveReferences(objects, big, 100_000)).toThrow(ResolvedReferencesTooLarge);
+    // Under the limit, the same references resolve as usual.
+    expect(resolveReferences('{{input}}'.repeat(5), big, 100_000)).toHaveLength(50_000);
   });
 });

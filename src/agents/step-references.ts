@@ -1,4 +1,23 @@
+import { ProblemException } from '../http/problem.js';
 import type { JsonValue } from '../state/state-store.js';
+
+/**
+ * How much text resolving the references of one step (its prompt or its arguments) may produce.
+ * A reference is short and what it stands for may be large (a step output, the run's input), so
+ * a spec repeating one could otherwise expand to gigabytes.
+ */
+export const MAX_RESOLVED_CHARS = 1024 * 1024;
+
+/** The references of a step stand for more than MAX_RESOLVED_CHARS: the step fails, nothing runs. */
+export class ResolvedReferencesTooLarge extends ProblemException {
+  constructor(limit: number) {
+    super(
+      400,
+      `the step's references resolve to more than ${limit} characters; refer to less, or to a field of an output`,
+      'references-too-large',
+    );
+  }
+}
 
 /**
  * `{{input}}` (the run's input text) and `{{steps.<id>.output}}` (a step's output, optionally
@@ -58,12 +77,25 @@ const asText = (value: JsonValue): string =>
 export function resolveReferences(
   value: JsonValue | undefined,
   values: ReferenceValues,
+  limit = MAX_RESOLVED_CHARS,
 ): JsonValue {
+  let produced = 0;
+  // Counted as it goes and thrown from inside the replacement, so the work stops at the limit.
+  const spend = (size: number) => {
+    produced += size;
+    if (produced > limit) throw new ResolvedReferencesTooLarge(limit);
+  };
   return walk(value, (text) => {
     const whole = WHOLE.exec(text);
-    if (whole) return lookup(values, whole);
-    return text.replace(REFERENCE, (...match: string[]) =>
-      asText(lookup(values, match as unknown as RegExpMatchArray)),
-    );
+    if (whole) {
+      const found = lookup(values, whole);
+      spend(asText(found).length);
+      return found;
+    }
+    return text.replace(REFERENCE, (...match: string[]) => {
+      const found = asText(lookup(values, match as unknown as RegExpMatchArray));
+      spend(found.length);
+      return found;
+    });
   });
 }

@@ -1,6 +1,10 @@
 import { HttpException, Injectable } from '@nestjs/common';
 import type { StepSpec } from '../agents/agent-spec.js';
-import { type ReferenceValues, resolveReferences } from '../agents/step-references.js';
+import {
+  type ReferenceValues,
+  ResolvedReferencesTooLarge,
+  resolveReferences,
+} from '../agents/step-references.js';
 import { AgentLoop } from '../loop/agent-loop.service.js';
 import { ToolCallLimitExceeded, type ToolCallBudget } from '../loop/tool-call-budget.js';
 import type { JsonValue } from '../state/state-store.js';
@@ -65,8 +69,11 @@ export class StepRunner {
         : await this.runAgent(step, context);
     } catch (error) {
       if (context.signal.aborted || !(error instanceof HttpException)) throw error;
-      // A tool step that was refused by the budget made no call.
-      const called = step.kind === 'tool' && !(error instanceof ToolCallLimitExceeded);
+      // A tool step refused by the budget, or whose references resolved too large, made no call.
+      const called =
+        step.kind === 'tool' &&
+        !(error instanceof ToolCallLimitExceeded) &&
+        !(error instanceof ResolvedReferencesTooLarge);
       return { ok: false, error: error.message, turns: 0, toolCalls: called ? 1 : 0 };
     }
   }
