@@ -102,6 +102,7 @@ export class Environment {
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
+  @OptionalInt(10, 10_000) SVC_SCHEMA_TIMEOUT_MS?: number;
   @IsOptional()
   @Matches(/^(\*|(\*\.)?[A-Za-z0-9.:[\]-]+)(\s*,\s*(\*|(\*\.)?[A-Za-z0-9.:[\]-]+))*$/, {
     message: 'must be a comma-separated list of host names, *.suffix patterns or *',

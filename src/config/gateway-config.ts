@@ -68,6 +68,8 @@ export interface ProviderConfig {
 
 export interface ToolsConfig {
   timeoutMs: number;
+  /** Wall time one pass of argument validation may take once it outgrows its work budget. */
+  validationTimeoutMs: number;
   /** Hosts HTTP tools may point at (`name`, `*.suffix`, `*`); undefined: any but link-local. */
   allowedHosts?: string[];
 }
