@@ -172,26 +172,28 @@ export function instrumentSchema(schema: JsonObject, prefix: string): Instrument
 
   /** `known`: reached through keywords ajv knows, so `pattern` there is a pattern. */
   const subschema = (value: Json, path: string[], known: boolean): Json => {
-    if (Array.isArray(value))
+    if (Array.isArray(value)) {
       return value.map((item, i) => subschema(item, [...path, `${i}`], known));
+    }
     if (!isObject(value)) return value;
-    const copy: JsonObject = {};
+    // Built from entries, so a member named "__proto__" stays a member.
+    const copy: Array<[string, Json]> = [];
     let weight = 1;
     for (const [key, member] of Object.entries(value)) {
+      if (key === METER_KEYWORD) continue; // only the gateway's own
       const at = [...path, key];
       weight += 1;
       if (DISCARDING.has(key)) discardsErrors = true;
       if (DATA.has(key)) {
-        copy[key] = member;
+        copy.push([key, member]);
         weight += nodes(member);
       } else if (SUBSCHEMA_MAP.has(key) && isObject(member)) {
-        const map: JsonObject = {};
-        for (const [name, entry] of Object.entries(member)) {
+        const map = Object.entries(member).map(([name, entry]): [string, Json] => {
           if (key === 'patternProperties') checkPattern(name, [...at, name], known);
-          map[name] = subschema(entry, [...at, name], known);
-        }
-        copy[key] = map;
-        weight += Object.keys(member).length;
+          return [name, subschema(entry, [...at, name], known)];
+        });
+        copy.push([key, Object.fromEntries(map)]);
+        weight += map.length;
       } else {
         if (key === 'pattern' && typeof member === 'string') checkPattern(member, at, known);
         if (key === 'format' && typeof member === 'string') prepareFormat(member);
@@ -199,13 +201,14 @@ export function instrumentSchema(schema: JsonObject, prefix: string): Instrument
           const problem = refProblem(member);
           if (problem) refuse(at, problem);
         }
-        if ((key === 'required' || key === 'type') && Array.isArray(member))
+        if ((key === 'required' || key === 'type') && Array.isArray(member)) {
           weight += member.length;
-        copy[key] = subschema(member, at, known && SUBSCHEMA.has(key));
+        }
+        copy.push([key, subschema(member, at, known && SUBSCHEMA.has(key))]);
       }
     }
-    copy[METER_KEYWORD] = weight;
-    return copy;
+    copy.push([METER_KEYWORD, weight]);
+    return Object.fromEntries(copy);
   };
 
   const instrumented = subschema(schema, [], true) as JsonObject;
