@@ -23,6 +23,12 @@ export const QUICK_BUDGET = 5_000_000;
 const WEIGHED_ERRORS = 10_000;
 const REPORTED_ERRORS = 100;
 
+/**
+ * Wall time compiling one schema may take. The bounds on a schema's size, depth and patterns
+ * keep it to a few hundred milliseconds; this catches what they do not foresee.
+ */
+export const COMPILE_DEADLINE_MS = 2000;
+
 /** 422 `arguments-too-complex`: validation was stopped before it could decide. */
 export function argumentsTooComplex(reason: string): ProblemException {
   return new ProblemException(
@@ -54,14 +60,18 @@ export class CompiledContract {
     private readonly deadlineMs: number,
   ) {}
 
-  /** Compiles an instrumented schema (throws what ajv throws for an unusable one). */
+  /**
+   * Compiles an instrumented schema: throws what ajv throws for an unusable one, and
+   * DeadlineExceeded past COMPILE_DEADLINE_MS (a 64 KiB schema takes a few hundred ms).
+   */
   static compile(
     dialect: Dialect,
     schema: AnySchemaObject,
     discardsErrors: boolean,
     deadlineMs: number,
   ): CompiledContract {
-    const check = createAjv(dialect, { allErrors: true, metaSchemas: false }).compile(schema);
+    const ajv = createAjv(dialect, { allErrors: true, metaSchemas: false });
+    const check = withDeadline(COMPILE_DEADLINE_MS, () => ajv.compile(schema));
     if ('$async' in check) throw new Error('asynchronous schemas are not supported');
     return new CompiledContract(check, discardsErrors, deadlineMs);
   }

@@ -105,6 +105,15 @@ describe('instrumentSchema', () => {
     expect(errorsOf({ type: 'object', properties: large })).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/automaton instructions/) }),
     ]);
+    const long = Object.fromEntries(
+      Array.from({ length: 6 }, (_, i) => [
+        `p${i}`,
+        { pattern: Array.from({ length: 600 }, (_, j) => `w${i}x${j}`).join('|') },
+      ]),
+    );
+    expect(errorsOf({ type: 'object', properties: long })).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/more than 16384 characters$/) }),
+    ]);
     expect(errorsOf({ type: 'object', properties: { a: { pattern: 'a{1000}b{1000}' } } })).toEqual([
       expect.objectContaining({ message: expect.stringMatching(/^is too large/) }),
     ]);

@@ -6,6 +6,7 @@ import { joinPath } from './schema-errors.js';
 import {
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_PATTERN_PROGRAM,
+  MAX_SCHEMA_PATTERN_TEXT,
   MAX_SCHEMA_PATTERNS,
 } from './tool.limits.js';
 
@@ -145,27 +146,43 @@ export function instrumentSchema(schema: JsonObject, prefix: string): Instrument
   };
   // Every pattern in a schema position counts towards the bounds; only those reached through
   // known keywords are refused for their syntax (elsewhere ajv compiles them only if a $ref
-  // points there, and then compilation fails).
+  // points there, and then compilation fails). Once a bound is passed, nothing more compiles.
   let patterns = 0;
+  let text = 0;
   let program = 0;
   const checkPattern = (source: string, path: string[], known: boolean) => {
+    const within = () =>
+      patterns <= MAX_SCHEMA_PATTERNS &&
+      text <= MAX_SCHEMA_PATTERN_TEXT &&
+      program <= MAX_SCHEMA_PATTERN_PROGRAM;
+    if (!within()) return;
     patterns++;
-    if (patterns === MAX_SCHEMA_PATTERNS + 1) {
+    text += source.length;
+    if (patterns > MAX_SCHEMA_PATTERNS) {
       refuse(path, `is one pattern too many: a schema may have ${MAX_SCHEMA_PATTERNS}`);
+      return;
     }
-    if (patterns > MAX_SCHEMA_PATTERNS || program > MAX_SCHEMA_PATTERN_PROGRAM) return;
+    if (text > MAX_SCHEMA_PATTERN_TEXT) {
+      refuse(
+        path,
+        `brings the schema's patterns to more than ${MAX_SCHEMA_PATTERN_TEXT} characters`,
+      );
+      return;
+    }
     try {
-      program += compileLinearPattern(source, { unicode: true }).size;
-      if (program > MAX_SCHEMA_PATTERN_PROGRAM) {
-        refuse(
-          path,
-          `brings the schema's patterns to ${program} automaton instructions ` +
-            `(at most ${MAX_SCHEMA_PATTERN_PROGRAM} together)`,
-        );
-      }
+      const compiled = compileLinearPattern(source, { unicode: true });
+      program += compiled.size;
     } catch (error) {
       if (!(error instanceof PatternRefusal)) throw error;
+      program += error.programSize ?? 0;
       if (known) refuse(path, error.message);
+    }
+    if (program > MAX_SCHEMA_PATTERN_PROGRAM) {
+      refuse(
+        path,
+        `brings the schema's patterns to ${program} automaton instructions ` +
+          `(at most ${MAX_SCHEMA_PATTERN_PROGRAM} together)`,
+      );
     }
   };
   let discardsErrors = false;

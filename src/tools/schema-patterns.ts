@@ -121,6 +121,7 @@ export function compileLinearPattern(source: string, flags: PatternFlags): Linea
     throw new PatternRefusal(
       `is too large for the linear-time pattern engine: ${size} automaton instructions ` +
         `(at most ${MAX_PATTERN_PROGRAM})`,
+      size,
     );
   }
   programs.set(re2Source, first);

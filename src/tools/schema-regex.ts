@@ -7,7 +7,11 @@
 
 /** Why a pattern cannot be evaluated in linear time (or at all); reads after "pattern …". */
 export class PatternRefusal extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** The size of the automaton, when it was compiled but is too large. */
+    readonly programSize?: number,
+  ) {
     super(reason);
     this.name = 'PatternRefusal';
   }

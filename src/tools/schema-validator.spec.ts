@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { BoundedCache } from './bounded-cache.js';
+import { CompiledContract } from './schema-contract.js';
 import { joinPath } from './schema-errors.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { JsonSchemaObject } from './tool.types.js';
@@ -165,7 +166,11 @@ describe('argument validation', () => {
 
   it('reuses what registration compiled', () => {
     const schema = { ...ORDER, description: 'registered once' };
+    const compile = jest.spyOn(CompiledContract, 'compile');
     expect(validator.check(schema)).toEqual([]);
+    expect(validator.check(JSON.parse(JSON.stringify(schema)))).toEqual([]);
+    expect(compile).toHaveBeenCalledTimes(1);
+    compile.mockRestore();
     const first = validator.cached('k4', schema);
     expect(validator.cached('k5', JSON.parse(JSON.stringify(schema)) as JsonSchemaObject)).toBe(
       first,

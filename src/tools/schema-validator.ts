@@ -6,6 +6,7 @@ import { type FieldError, ProblemException } from '../http/problem.js';
 import { BoundedCache } from './bounded-cache.js';
 import { createAjv, type Dialect } from './schema-ajv.js';
 import { CompiledContract } from './schema-contract.js';
+import { DeadlineExceeded } from './schema-deadline.js';
 import { toFieldErrors } from './schema-errors.js';
 import { instrumentSchema } from './schema-instrument.js';
 import { MAX_SCHEMA_BYTES } from './tool.limits.js';
@@ -53,6 +54,8 @@ type Prepared =
       body: AnySchemaObject;
       instrumented: AnySchemaObject;
       discardsErrors: boolean;
+      /** The schema's JSON text, and its size in bytes. */
+      text: string;
       bytes: number;
     }
   | { ok: false; errors: FieldError[] };
@@ -63,12 +66,23 @@ type Prepared =
  * class, whose meta-schema then applies); `instrumented` is the copy ajv compiles.
  */
 function prepare(schema: unknown, prefix: string): Prepared {
+  try {
+    return prepareUnsafely(schema, prefix);
+  } catch (error) {
+    // Deep enough to overflow the stack (JSON.stringify, the walk, RE2's compiler), …
+    const reason = error instanceof RangeError ? 'nests too deeply' : (error as Error).message;
+    return { ok: false, errors: [{ path: prefix, message: `cannot be checked: ${reason}` }] };
+  }
+}
+
+function prepareUnsafely(schema: unknown, prefix: string): Prepared {
   const problem = (path: string, message: string): Prepared => ({
     ok: false,
     errors: [{ path: path ? `${prefix}.${path}` : prefix, message }],
   });
   if (!isPlainObject(schema)) return problem('', 'must be a JSON Schema object');
-  const bytes = Buffer.byteLength(JSON.stringify(schema));
+  const text = JSON.stringify(schema);
+  const bytes = Buffer.byteLength(text);
   if (bytes > MAX_SCHEMA_BYTES) {
     return problem('', `must be at most ${MAX_SCHEMA_BYTES / 1024} KiB of JSON`);
   }
@@ -89,25 +103,50 @@ function prepare(schema: unknown, prefix: string): Prepared {
     body,
     instrumented: instrumented.schema,
     discardsErrors: instrumented.discardsErrors,
+    text,
     bytes,
   };
 }
 
 /** "cannot be compiled: …" for what ajv throws (an unresolvable $ref, for one). */
 function notCompilable(error: unknown, prefix: string): FieldError[] {
-  return [{ path: prefix, message: `cannot be compiled: ${(error as Error).message}` }];
+  const reason =
+    error instanceof DeadlineExceeded
+      ? `compiling it takes over ${error.ms} ms`
+      : error instanceof RangeError
+        ? 'its references nest too deeply'
+        : (error as Error).message;
+  return [{ path: prefix, message: `cannot be compiled: ${reason}` }];
+}
+
+/** The JSON text of a schema object; undefined for anything else (or too deep to write). */
+function textOf(schema: unknown): string | undefined {
+  if (!isPlainObject(schema)) return undefined;
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A compiled schema, kept by its text. */
+interface Compiled {
+  validator: ArgumentsValidator;
+  /** Passed registration's checks (the meta-schema included), so registering it again is free. */
+  registered: boolean;
 }
 
 /**
  * JSON Schema checks for tool contracts (ajv): registration checks and cached argument
  * validators whose work is bounded (see schema-contract.ts and schema-budget.ts). Compiled
  * validators are kept by the schema's text, so the compilation registration did serves the
- * first call, and tenants with the same schema share one (a contract is a pure function of its
- * schema); a second map finds them by contract key without serialising the schema per call.
+ * first call, registering the same schema again compiles nothing, and tenants with the same
+ * schema share one (a contract is a pure function of its schema); a second map finds them by
+ * contract key without serialising the schema on every call.
  */
 @Injectable()
 export class SchemaValidator {
-  private readonly bySchema = new BoundedCache<string, ArgumentsValidator>(
+  private readonly bySchema = new BoundedCache<string, Compiled>(
     SCHEMA_CACHE_CAPACITY,
     SCHEMA_CACHE_BYTES,
   );
@@ -121,6 +160,8 @@ export class SchemaValidator {
 
   /** What is wrong with a schema a tenant wants to register; empty when it is usable. */
   check(schema: unknown, prefix = 'parameters'): FieldError[] {
+    const text = textOf(schema);
+    if (text !== undefined && this.bySchema.get(text)?.registered) return [];
     const prepared = prepare(schema, prefix);
     if (!prepared.ok) return prepared.errors;
     try {
@@ -128,8 +169,8 @@ export class SchemaValidator {
       if (meta.validateSchema(prepared.body) !== true) {
         return toFieldErrors(meta.errors, prefix, true);
       }
-      const text = JSON.stringify(schema);
-      this.bySchema.set(text, this.validator(text, this.contract(prepared)), prepared.bytes);
+      const validator = this.validator(prepared.text, this.contract(prepared));
+      this.bySchema.set(prepared.text, { validator, registered: true }, prepared.bytes);
       return [];
     } catch (error) {
       // An unresolvable $ref, a $ref to a meta-schema, …
@@ -157,12 +198,14 @@ export class SchemaValidator {
   cached(key: string, schema: JsonSchemaObject): ArgumentsValidator {
     const known = this.byKey.get(key);
     if (known) return known;
-    const text = JSON.stringify(schema);
-    let validator = this.bySchema.get(text);
+    const text = textOf(schema) ?? '';
+    let validator = this.bySchema.get(text)?.validator;
     if (!validator) {
       const prepared = prepare(schema, 'parameters');
       validator = this.fresh(text, prepared);
-      this.bySchema.set(text, validator, prepared.ok ? prepared.bytes : 0);
+      if (text) {
+        this.bySchema.set(text, { validator, registered: false }, prepared.ok ? prepared.bytes : 0);
+      }
     }
     this.byKey.set(key, validator);
     return validator;
@@ -195,7 +238,7 @@ export class SchemaValidator {
   }
 
   private forget(text: string, validator: ArgumentsValidator): void {
-    if (this.bySchema.get(text) === validator) this.bySchema.delete(text);
+    if (this.bySchema.get(text)?.validator === validator) this.bySchema.delete(text);
     this.byKey.deleteWhere((cached) => cached === validator);
   }
 }
