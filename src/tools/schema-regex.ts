@@ -1,3 +1,5 @@
+import { re2Property } from './schema-regex-properties.js';
+
 /**
  * ECMAScript regular expressions (what JSON Schema's `pattern` means) rewritten for RE2, whose
  * automata match in time linear in the input. The rewrite keeps JavaScript's meaning where the
@@ -68,70 +70,6 @@ const DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
 
 /** RE2's limit on `{n,m}` (also for nested repetitions, as a product). */
 export const MAX_REPEAT = 1000;
-
-/** Long General_Category names JavaScript accepts, as the short ones RE2 knows. */
-const CATEGORY: Record<string, string> = {
-  Letter: 'L',
-  Cased_Letter: 'LC',
-  Uppercase_Letter: 'Lu',
-  Lowercase_Letter: 'Ll',
-  Titlecase_Letter: 'Lt',
-  Modifier_Letter: 'Lm',
-  Other_Letter: 'Lo',
-  Mark: 'M',
-  Combining_Mark: 'M',
-  Nonspacing_Mark: 'Mn',
-  Spacing_Mark: 'Mc',
-  Enclosing_Mark: 'Me',
-  Number: 'N',
-  Decimal_Number: 'Nd',
-  digit: 'Nd',
-  Letter_Number: 'Nl',
-  Other_Number: 'No',
-  Punctuation: 'P',
-  punct: 'P',
-  Connector_Punctuation: 'Pc',
-  Dash_Punctuation: 'Pd',
-  Open_Punctuation: 'Ps',
-  Close_Punctuation: 'Pe',
-  Initial_Punctuation: 'Pi',
-  Final_Punctuation: 'Pf',
-  Other_Punctuation: 'Po',
-  Symbol: 'S',
-  Math_Symbol: 'Sm',
-  Currency_Symbol: 'Sc',
-  Modifier_Symbol: 'Sk',
-  Other_Symbol: 'So',
-  Separator: 'Z',
-  Space_Separator: 'Zs',
-  Line_Separator: 'Zl',
-  Paragraph_Separator: 'Zp',
-  Other: 'C',
-  Control: 'Cc',
-  cntrl: 'Cc',
-  Format: 'Cf',
-  Surrogate: 'Cs',
-  Private_Use: 'Co',
-  Unassigned: 'Cn',
-};
-
-/** `\p{…}` in RE2's spelling: general categories and scripts (by their long names). */
-function property(body: string, negated: boolean): string {
-  const [name, value] = body.includes('=') ? body.split('=', 2) : [undefined, body];
-  let re2: string;
-  if (name === undefined) {
-    if (body === 'ASCII') re2 = '';
-    else re2 = CATEGORY[body] ?? body; // a category, Any, or a binary property RE2 lacks
-  } else if (name === 'General_Category' || name === 'gc') {
-    re2 = CATEGORY[value] ?? value;
-  } else if (name === 'Script' || name === 'sc') {
-    re2 = value;
-  } else {
-    throw unsupported(`the Unicode property "\\p{${body}}"`);
-  }
-  if (re2 === '') return negated ? '[^\\x00-\\x7f]' : '[\\x00-\\x7f]';
-  return `\\${negated ? 'P' : 'p'}{${re2}}`;
-}
 
 const isHex = (text: string) => /^[0-9A-Fa-f]+$/.test(text);
 const isAsciiLetter = (cp: number) => (cp | 0x20) >= 0x61 && (cp | 0x20) <= 0x7a;
@@ -266,7 +204,9 @@ class Rewriter {
     const end = this.source.indexOf('}', this.i);
     const body = this.source.slice(this.i + 3, end);
     this.i = end + 1;
-    return property(body, negated);
+    const re2 = re2Property(body, negated);
+    if (re2 === undefined) throw unsupported(`the Unicode property "\\p{${body}}"`);
+    return re2;
   }
 
   /** What `\d \D \w \W \s \S \p \P` or a refused escape means; undefined for other escapes. */
