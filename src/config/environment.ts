@@ -119,6 +119,7 @@ export class Environment {
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
+  @OptionalInt(10, 10_000) SVC_SCHEMA_TIMEOUT_MS?: number;
   @IsOptional() @IsHostAllowList() SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- run limits (bounded fan-out and state) ---

@@ -1,30 +1,50 @@
-/** A Map that keeps at most `capacity` entries, dropping the least recently used first. */
+/**
+ * A Map that keeps at most `capacity` entries, and at most `maxWeight` of their weights
+ * together (each entry's weight given on `set`), dropping the least recently used first.
+ */
 export class BoundedCache<K, V> {
-  private readonly entries = new Map<K, V>();
+  private readonly entries = new Map<K, { value: V; weight: number }>();
+  private weight = 0;
 
-  constructor(readonly capacity: number) {}
+  constructor(
+    readonly capacity: number,
+    readonly maxWeight = Number.POSITIVE_INFINITY,
+  ) {}
 
   get size(): number {
     return this.entries.size;
   }
 
   get(key: K): V | undefined {
-    const value = this.entries.get(key);
-    if (value !== undefined) {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) {
       // Map iteration order is insertion order: re-inserting marks the entry as recently used.
       this.entries.delete(key);
-      this.entries.set(key, value);
+      this.entries.set(key, entry);
     }
-    return value;
+    return entry?.value;
   }
 
-  set(key: K, value: V): void {
+  delete(key: K): void {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return;
     this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.capacity) {
+    this.weight -= entry.weight;
+  }
+
+  /** Drops every entry whose value matches (a walk over all entries). */
+  deleteWhere(matches: (value: V) => boolean): void {
+    for (const [key, entry] of this.entries) if (matches(entry.value)) this.delete(key);
+  }
+
+  set(key: K, value: V, weight = 0): void {
+    this.delete(key);
+    this.entries.set(key, { value, weight });
+    this.weight += weight;
+    while (this.entries.size > this.capacity || this.weight > this.maxWeight) {
       const oldest = this.entries.keys().next();
-      if (oldest.done) break;
-      this.entries.delete(oldest.value);
+      if (oldest.done || (oldest.value === key && this.entries.size === 1)) break;
+      this.delete(oldest.value);
     }
   }
 }

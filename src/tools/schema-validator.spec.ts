@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { BoundedCache } from './bounded-cache.js';
+import { CompiledContract } from './schema-contract.js';
 import { joinPath } from './schema-errors.js';
 import { SchemaValidator } from './schema-validator.js';
 import type { JsonSchemaObject } from './tool.types.js';
@@ -82,7 +83,12 @@ describe('SchemaValidator.check (registration)', () => {
     ).toEqual([{ path: 'parameters', message: expect.stringMatching(/^cannot be compiled: /) }]);
     expect(
       validator.check({ type: 'object', properties: { a: { type: 'string', pattern: '(' } } }),
-    ).toEqual([expect.objectContaining({ path: 'parameters' })]);
+    ).toEqual([
+      {
+        path: 'parameters.properties.a.pattern',
+        message: expect.stringMatching(/^is not a valid regular expression: /),
+      },
+    ]);
     expect(
       validator.check({ $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' }),
     ).toEqual([expect.objectContaining({ path: 'parameters.$schema' })]);
@@ -151,10 +157,24 @@ describe('argument validation', () => {
     expect(validate(null)).toEqual([{ path: '', message: 'must be object' }]);
   });
 
-  it('caches one compiled validator per key', () => {
+  it('caches one compiled validator per key, shared by identical schemas', () => {
     const cached = validator.cached('k1', ORDER);
     expect(validator.cached('k1', { type: 'object' })).toBe(cached);
-    expect(validator.cached('k2', ORDER)).not.toBe(cached);
+    expect(validator.cached('k2', ORDER)).toBe(cached);
+    expect(validator.cached('k3', { ...ORDER, required: [] })).not.toBe(cached);
+  });
+
+  it('reuses what registration compiled', () => {
+    const schema = { ...ORDER, description: 'registered once' };
+    const compile = jest.spyOn(CompiledContract, 'compile');
+    expect(validator.check(schema)).toEqual([]);
+    expect(validator.check(JSON.parse(JSON.stringify(schema)))).toEqual([]);
+    expect(compile).toHaveBeenCalledTimes(1);
+    compile.mockRestore();
+    const first = validator.cached('k4', schema);
+    expect(validator.cached('k5', JSON.parse(JSON.stringify(schema)) as JsonSchemaObject)).toBe(
+      first,
+    );
   });
 });
 
@@ -179,5 +199,17 @@ describe('BoundedCache', () => {
     expect(cache.get('a')).toBe(1);
     expect(cache.get('c')).toBe(3);
     expect(cache.size).toBe(2);
+  });
+
+  it('also bounds the weights of its entries together', () => {
+    const cache = new BoundedCache<string, number>(10, 100);
+    cache.set('a', 1, 60);
+    cache.set('b', 2, 30);
+    cache.set('c', 3, 30); // 120 > 100: a goes
+    expect(cache.get('a')).toBeUndefined();
+    expect([cache.get('b'), cache.get('c')]).toEqual([2, 3]);
+    cache.set('huge', 4, 500); // kept alone rather than not at all
+    expect(cache.size).toBe(1);
+    expect(cache.get('huge')).toBe(4);
   });
 });
