@@ -52,8 +52,10 @@ export interface EgressPolicyOptions {
 function described(name: string, address: string, verdict: AddressVerdict): string {
   const shown = verdict.embedded ? `${address} (which carries ${verdict.embedded})` : address;
   const subject = name === normaliseHostname(address) ? shown : `${name} resolves to ${shown}`;
-  return `${subject}, a ${verdict.what} address`;
+  return `${subject}, ${article(verdict.what)} ${verdict.what} address`;
 }
+
+const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 /**
  * Where an outgoing HTTP call may connect. `checkAddress` is the decision, made on each address
@@ -77,7 +79,12 @@ export class EgressPolicy {
     const name = normaliseHostname(host);
     if (!METADATA_NAMES.has(name)) return null;
     const what = 'cloud metadata';
-    return { kind: 'forbidden', host: name, what, reason: `${name} is a ${what} name` };
+    return {
+      kind: 'forbidden',
+      host: name,
+      what,
+      reason: `${name} is ${article(what)} ${what} name`,
+    };
   }
 
   /** Why `host` may not be reached at `address` (one it resolved to), or null when it may. */
