@@ -29,4 +29,7 @@ export default {
   reporters: ['default', '<rootDir>/test/support/closing-line-reporter.js'],
   // e2e tests start real apps, databases and child processes.
   testTimeout: 30000,
+  // Test files own their databases, ports and temp dirs, so they run side by side. Jest's default
+  // on two cores is one worker; the suite mostly waits on I/O, and two halve its time here.
+  maxWorkers: 2,
 };
