@@ -348,18 +348,15 @@ describe.each(BACKENDS)('request input is bounded before it is transformed (%s)'
     it('stores and returns webhook text with NUL and lone surrogates exactly', async () => {
       for (const text of ['a\u0000b', '\u0000', 'x\ud800y', '\ufdd0"starts with the marker"']) {
         const eventId = `nul-${Math.random().toString(36).slice(2)}`;
-        const res = await send(
-          'post',
-          '/v1/messaging/webhook?wait=true',
-          JSON.stringify({
-            tenant_id: 'nul',
-            channel: 'chata',
-            conversation_id: 'c',
-            user: 'u',
-            event_id: eventId,
-            text,
-          }),
-        );
+        const event = JSON.stringify({
+          tenant_id: 'nul',
+          channel: 'chata',
+          conversation_id: 'c',
+          user: 'u',
+          event_id: eventId,
+          text,
+        });
+        const res = await send('post', '/v1/messaging/webhook?wait=true', event);
         expect(res.status).toBe(200);
         expect(res.body.reply).toBe(text);
 
@@ -379,18 +376,7 @@ describe.each(BACKENDS)('request input is bounded before it is transformed (%s)'
         expect(entry?.reply).toBe(text);
 
         // The repeated event reads the stored row back.
-        const again = await send(
-          'post',
-          '/v1/messaging/webhook?wait=true',
-          JSON.stringify({
-            tenant_id: 'nul',
-            channel: 'chata',
-            conversation_id: 'c',
-            user: 'u',
-            event_id: eventId,
-            text,
-          }),
-        );
+        const again = await send('post', '/v1/messaging/webhook?wait=true', event);
         expect(again.body).toMatchObject({ duplicate: true, reply: text });
       }
     });

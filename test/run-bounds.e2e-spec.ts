@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import request from 'supertest';
 import type { ChatMessage } from '../src/providers/chat.types.js';
 import { BACKENDS, type BackendFixture } from './support/backends.js';
+import { expectValidHistory } from './support/chat-history.js';
 import { waitUntil } from './support/chat-server.js';
 import { type CountingEndpoint, startCountingEndpoint } from './support/counting-endpoint.js';
 import { MockModel, type SeenRequest, completion } from './support/mock-model.js';
@@ -47,21 +48,6 @@ async function storedBytes(fixture: BackendFixture, session: string): Promise<nu
     return Buffer.byteLength(row.value);
   } finally {
     db.close();
-  }
-}
-
-/** What an OpenAI-compatible endpoint requires: every tool result right after its call. */
-function expectValidHistory(messages: readonly ChatMessage[]): void {
-  expect(messages[0]?.role).not.toBe('tool');
-  let open = new Set<string>();
-  for (const message of messages) {
-    if (message.role === 'tool') {
-      expect(open.has(message.tool_call_id ?? '')).toBe(true);
-      open.delete(message.tool_call_id ?? '');
-      continue;
-    }
-    expect(open.size).toBe(0);
-    open = new Set((message.tool_calls ?? []).map((call) => call.id));
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ChatMessage } from '../providers/chat.types.js';
+import { expectValidHistory } from '../../test/support/chat-history.js';
 import { MAX_SESSION_MESSAGES, fitConversation } from './conversation-fit.js';
 
 const user = (content: string): ChatMessage => ({ role: 'user', content });
@@ -16,22 +17,6 @@ function exchange(n: number, resultBytes = 1000): ChatMessage[] {
     { role: 'tool', tool_call_id: `call-${n}`, name: 'lookup', content: 'r'.repeat(resultBytes) },
     reply(`answer ${n}`),
   ];
-}
-
-/** What an OpenAI-compatible endpoint requires: tool results right after their call, all of them. */
-function assertValidHistory(messages: readonly ChatMessage[]): void {
-  expect(messages[0]?.role).not.toBe('tool');
-  let open = new Set<string>();
-  for (const message of messages) {
-    if (message.role === 'tool') {
-      expect(open.has(message.tool_call_id ?? '')).toBe(true);
-      open.delete(message.tool_call_id ?? '');
-      continue;
-    }
-    expect(open.size).toBe(0);
-    open = new Set((message.tool_calls ?? []).map((call) => call.id));
-  }
-  expect(open.size).toBe(0);
 }
 
 const stored = (value: unknown) => Buffer.byteLength(JSON.stringify(value));
@@ -64,7 +49,7 @@ describe('fitConversation', () => {
     const dropped = history.length + own.length - fit.stored.messages.length;
     expect(dropped % 4).toBe(0);
     expect(fit.stored.trimmed).toBe(7 + dropped);
-    assertValidHistory(fit.stored.messages);
+    expectValidHistory(fit.stored.messages);
   });
 
   it('never separates tool results from their call, whatever the bound', () => {
@@ -79,7 +64,7 @@ describe('fitConversation', () => {
       });
       if (!fit.fits) continue;
       expect(stored(fit.stored)).toBeLessThanOrEqual(maxBytes);
-      assertValidHistory(fit.stored.messages);
+      expectValidHistory(fit.stored.messages);
     }
   });
 
@@ -111,7 +96,7 @@ describe('fitConversation', () => {
     const results = fit.ownMessages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(results[0]).toMatch(/^\[svc: this tool result \(3000 bytes\) was left out/);
     expect(results[2]).toBe('3'.repeat(3000));
-    assertValidHistory(fit.stored.messages);
+    expectValidHistory(fit.stored.messages);
   });
 
   it('does not fit when the run itself, without tool results, is too big', () => {
@@ -136,7 +121,7 @@ describe('fitConversation', () => {
     if (!fit.fits) throw new Error('expected a fit');
     expect(fit.stored.messages.length - 1).toBeLessThanOrEqual(MAX_SESSION_MESSAGES);
     expect(fit.stored.messages[0].role).toBe('user');
-    assertValidHistory(fit.stored.messages);
+    expectValidHistory(fit.stored.messages);
   });
 
   it('heals a session left starting with a tool result by older versions', () => {
