@@ -23,6 +23,18 @@ export class EgressRefusedError extends Error {
   }
 }
 
+/**
+ * Whether a failed call was refused by the egress policy (the error, or what it wraps). Retrying
+ * cannot help: the destination stays where it is until the configuration changes.
+ */
+export function isEgressRefusal(error: unknown): boolean {
+  for (let cause = error, hops = 0; cause && hops < 5; hops++) {
+    if ((cause as { code?: unknown }).code === 'ERR_EGRESS_REFUSED') return true;
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 function notFound(hostname: string): NodeJS.ErrnoException {
   const error: NodeJS.ErrnoException = new Error(`getaddrinfo ENOTFOUND ${hostname}`);
   error.code = 'ENOTFOUND';

@@ -114,4 +114,13 @@ describe('postWebhook', () => {
       error: 'webhook did not answer within 100 ms',
     });
   });
+
+  it('does not retry a webhook address the egress policy refuses (metadata, link-local)', async () => {
+    const refused = await postWebhook('http://169.254.169.254/hooks/secret-path', {});
+    expect(refused).toEqual({
+      ok: false,
+      retryable: false,
+      error: 'webhook address refused by the egress policy',
+    });
+  });
 });

@@ -2,6 +2,7 @@ import { describeNetworkError, quoteUpstream } from '../providers/provider-error
 import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../http/bounded-body.js';
+import { isEgressRefusal } from '../http/egress-agent.js';
 import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../http/outbound.js';
 import { urlSecrets } from '../logging/config-secrets.js';
 import { SecretScrubber } from '../logging/scrub-secrets.js';
@@ -62,6 +63,10 @@ export async function postWebhook(
   } catch (error) {
     if (timeout.aborted) {
       return { ok: false, retryable: true, error: `webhook did not answer within ${timeoutMs} ms` };
+    }
+    if (isEgressRefusal(error)) {
+      // A link-local or metadata address: no retry will change that, only the configuration.
+      return { ok: false, retryable: false, error: 'webhook address refused by the egress policy' };
     }
     return {
       ok: false,

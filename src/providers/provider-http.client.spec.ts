@@ -197,6 +197,14 @@ describe('provider HTTP behaviour (through OpenAiProvider)', () => {
     expect(problem.message).toBe('the model endpoint is unreachable after 3 attempts');
   });
 
+  it('does not retry a model endpoint the egress policy refuses', async () => {
+    const logger = captureLogger();
+    const config = providerConfig('http://169.254.169.254/v1', { timeoutMs: 2000, apiKey: KEY });
+    const problem = await problemOf(new OpenAiProvider(config, logger).complete(request));
+    expect(problem.getStatus()).toBe(502);
+    expect(problem.message).toBe('the model endpoint is refused by the egress policy');
+  });
+
   it('retries a connection dropped mid-request', async () => {
     const drop: Step = (_req, res) => res.socket?.destroy();
     const { server, provider } = await setup([drop, ok]);

@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../http/problem.js';
 import { type Dispatcher, request } from 'undici';
+import { isEgressRefusal } from '../http/egress-agent.js';
 import { headerValue, operatorEgress } from '../http/outbound.js';
 import { readBoundedBody } from '../http/bounded-body.js';
 import { SecretScrubber, scrubJsonValue } from '../logging/scrub-secrets.js';
@@ -127,6 +128,9 @@ export class ProviderHttpClient {
     } catch (error) {
       if (signal.aborted || error instanceof ProblemException) throw error;
       const quote = quoteUpstream(describeNetworkError(error), this.scrubber);
+      if (isEgressRefusal(error)) {
+        return { ok: false, retryable: false, summary: 'is refused by the egress policy', quote };
+      }
       return { ok: false, retryable: true, summary: 'is unreachable', quote };
     }
   }
