@@ -120,6 +120,7 @@ export class Environment {
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
   @OptionalInt(10, 10_000) SVC_SCHEMA_TIMEOUT_MS?: number;
+  @OptionalInt(0, 600_000) SVC_SCHEMA_COMPILE_MS_PER_MIN?: number;
   @IsOptional() @IsHostAllowList() SVC_TOOL_ALLOWED_HOSTS?: string;
 
   // --- run limits (bounded fan-out and state) ---

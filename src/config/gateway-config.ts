@@ -87,6 +87,8 @@ export interface ToolsConfig {
   timeoutMs: number;
   /** Wall time one pass of argument validation may take once it outgrows its work budget. */
   validationTimeoutMs: number;
+  /** Milliseconds of schema compilation one tenant may spend per minute on a replica; 0 = any. */
+  compileMsPerMin: number;
   /**
    * SVC_TOOL_ALLOWED_HOSTS: destinations tenants' tools may reach (names, `*.suffix`, IPs, CIDRs,
    * `*`; see AllowList). Undefined: any public one, and private ones while bound to loopback.

@@ -186,6 +186,7 @@ export function loadConfig(
     tools: {
       timeoutMs: env.SVC_TOOL_TIMEOUT_MS ?? 30_000,
       validationTimeoutMs: env.SVC_SCHEMA_TIMEOUT_MS ?? 250,
+      compileMsPerMin: env.SVC_SCHEMA_COMPILE_MS_PER_MIN ?? 5000,
       allowedHosts: commaList(env.SVC_TOOL_ALLOWED_HOSTS),
     },
     runLimits: runLimits(env),

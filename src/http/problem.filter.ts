@@ -1,7 +1,13 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { classifyError } from './classify-error.js';
-import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemTitle, problemType } from './problem.js';
+import {
+  PROBLEM_CONTENT_TYPE,
+  type ProblemDetails,
+  RetryLaterProblem,
+  problemTitle,
+  problemType,
+} from './problem.js';
 
 /**
  * Every error, Nest's own included (unknown route, malformed JSON, body too large), leaves as an
@@ -41,6 +47,7 @@ export class ProblemFilter implements ExceptionFilter {
       ...(errors ? { errors } : {}),
     };
     if (res.headersSent) return;
+    if (exception instanceof RetryLaterProblem) res.setHeader('Retry-After', exception.retryAfterS);
     if (status === 401) {
       const invalid = req.headers.authorization || req.headers['x-api-key'];
       res.setHeader(

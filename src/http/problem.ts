@@ -68,6 +68,18 @@ export class ProblemException extends HttpException {
   }
 }
 
+/** A refusal that passes with time (429, 503): the problem filter adds `Retry-After`. */
+export class RetryLaterProblem extends ProblemException {
+  constructor(
+    status: number,
+    detail: string,
+    slug: string,
+    readonly retryAfterS: number,
+  ) {
+    super(status, detail, slug);
+  }
+}
+
 /** 400 with the list of invalid fields. */
 export class ValidationProblem extends ProblemException {
   constructor(

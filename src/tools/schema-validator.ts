@@ -4,6 +4,7 @@ import type { AnySchemaObject } from 'ajv';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { type FieldError, ProblemException } from '../http/problem.js';
 import { BoundedCache } from './bounded-cache.js';
+import { UNMETERED } from './schema-compile-budget.js';
 import { createAjv, type Dialect } from './schema-ajv.js';
 import { CompiledContract } from './schema-contract.js';
 import { DeadlineExceeded } from './schema-deadline.js';
@@ -158,12 +159,18 @@ export class SchemaValidator {
       config?.get('tools', { infer: true }).validationTimeoutMs ?? DEFAULT_VALIDATION_TIMEOUT_MS;
   }
 
-  /** What is wrong with a schema a tenant wants to register; empty when it is usable. */
-  check(schema: unknown, prefix = 'parameters'): FieldError[] {
+  /**
+   * What is wrong with a schema a tenant wants to register; empty when it is usable. A schema
+   * that has to be compiled is paid for by `account` (which may refuse it, see
+   * SchemaCompileBudget).
+   */
+  check(schema: unknown, prefix = 'parameters', account = UNMETERED): FieldError[] {
     const text = textOf(schema);
     if (text !== undefined && this.bySchema.get(text)?.registered) return [];
     const prepared = prepare(schema, prefix);
     if (!prepared.ok) return prepared.errors;
+    account.admit();
+    const started = performance.now();
     try {
       const meta = createAjv(prepared.dialect, { allErrors: true, metaSchemas: true });
       if (meta.validateSchema(prepared.body) !== true) {
@@ -175,6 +182,8 @@ export class SchemaValidator {
     } catch (error) {
       // An unresolvable $ref, a $ref to a meta-schema, …
       return notCompilable(error, prefix);
+    } finally {
+      account.charge(performance.now() - started);
     }
   }
 
@@ -193,16 +202,23 @@ export class SchemaValidator {
    * The validator of one contract, compiled on first use. The key must change whenever the
    * schema can (tenant, toolset, version, tool): versions only grow, so a key never goes stale.
    * A stored schema this version refuses (registered before a check existed) gets a validator
-   * that refuses every call, so it can never be evaluated unbounded.
+   * that refuses every call, so it can never be evaluated unbounded. A compilation is paid for
+   * by `account`, as in `check`.
    */
-  cached(key: string, schema: JsonSchemaObject): ArgumentsValidator {
+  cached(key: string, schema: JsonSchemaObject, account = UNMETERED): ArgumentsValidator {
     const known = this.byKey.get(key);
     if (known) return known;
     const text = textOf(schema) ?? '';
     let validator = this.bySchema.get(text)?.validator;
     if (!validator) {
       const prepared = prepare(schema, 'parameters');
-      validator = this.fresh(text, prepared);
+      account.admit();
+      const started = performance.now();
+      try {
+        validator = this.fresh(text, prepared);
+      } finally {
+        account.charge(performance.now() - started);
+      }
       if (text) {
         this.bySchema.set(text, { validator, registered: false }, prepared.ok ? prepared.bytes : 0);
       }

@@ -9,6 +9,7 @@ import { toolSpan, toolTypeAttributes } from '../telemetry/span-specs.js';
 import { Tracing, markFailed } from '../telemetry/tracing.service.js';
 import { BuiltinTools, type ToolResult } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
+import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { isName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
@@ -44,6 +45,7 @@ export class ToolExecutor {
     private readonly catalog: ToolCatalog,
     private readonly builtins: BuiltinTools,
     private readonly schemas: SchemaValidator,
+    private readonly compileBudget: SchemaCompileBudget,
     private readonly http: HttpToolInvoker,
     private readonly audit: AuditSink,
     private readonly tracing: Tracing,
@@ -131,6 +133,7 @@ export class ToolExecutor {
       this.schemas.cached(
         JSON.stringify([toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
         tool.parameters,
+        this.compileBudget.account(toolset.tenantId),
       );
     const errors = validate(args);
     if (errors.length > 0) {

@@ -3,6 +3,7 @@ import { AuditSink } from '../audit/audit-sink.js';
 import { ProblemException, ValidationProblem } from '../http/problem.js';
 import type { JsonValue } from '../state/state-store.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
+import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
@@ -31,6 +32,7 @@ export class ToolRegistration {
     private readonly schemas: SchemaValidator,
     private readonly audit: AuditSink,
     private readonly endpoints: ToolEndpointPolicy,
+    private readonly compileBudget: SchemaCompileBudget,
   ) {}
 
   async register(
@@ -41,7 +43,11 @@ export class ToolRegistration {
     this.refuseBuiltin(toolset, name);
     const refusal = this.endpoints.refusal(request.endpointUrl);
     if (refusal) throw new ValidationProblem([{ path: 'endpoint.url', message: refusal }], refusal);
-    const errors = this.schemas.check(request.parameters);
+    const errors = this.schemas.check(
+      request.parameters,
+      'parameters',
+      this.compileBudget.account(tenantId),
+    );
     if (errors.length > 0) {
       throw new ValidationProblem(
         errors,

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { StateModule } from '../state/state.module.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
+import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { ToolCatalog } from './tool-catalog.service.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
@@ -21,6 +22,7 @@ import { ToolsetsController } from './toolsets.controller.js';
   controllers: [ToolsetsController, ToolsController],
   providers: [
     SchemaValidator,
+    SchemaCompileBudget,
     BuiltinTools,
     ToolsetRepository,
     ToolCatalog,
