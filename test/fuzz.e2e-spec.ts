@@ -31,7 +31,7 @@ const ADMIN = 'fuzz-admin-key-0123';
 const TENANT_BOUND = 'fuzz-acme-runner-key';
 const VIEWER = 'fuzz-acme-viewer-key';
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
-const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 8);
+const RUNS_PER_ROUTE = Number(process.env.FUZZ_RUNS_PER_ROUTE ?? 12);
 const FRAMING_RUNS = 40;
 /** Generous: this is a liveness check, not a latency measurement. */
 const ANSWER_TIMEOUT_MS = 10_000;
