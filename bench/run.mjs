@@ -15,6 +15,7 @@ import { cleanupAll, cleanupOnSignals, isStopping, onCleanup } from './lib/clean
 import { benchOptions } from './lib/options.mjs';
 import {
   agentReport,
+  durableReport,
   httpReport,
   jsonSummary,
   latencyReport,
@@ -23,13 +24,14 @@ import {
   tracingReport,
   warnings,
 } from './lib/report.mjs';
-import { AGENT_RUN, INFO, TOOL_CALL } from './lib/routes.mjs';
+import { AGENT_RUN, INFO, TOOL_CALL, TOOL_RUN } from './lib/routes.mjs';
+import { durableBench } from './durable.bench.mjs';
 import { stateBench } from './state.bench.mjs';
 import { graphBench } from './graph.bench.mjs';
 import { tracingBench } from './tracing.bench.mjs';
 
 /** The request each part measures against the node:http baseline. */
-const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN };
+const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN, durable: TOOL_RUN };
 
 function pick(object, names) {
   return Object.fromEntries(names.filter((name) => name in object).map((n) => [n, object[n]]));
@@ -66,6 +68,12 @@ try {
     process.stderr.write(`bench: agent runs (${options.agent.backends.join(', ')})...\n`);
     results.agent = await agentBench(baselines.agent, options.agent, tmpDir);
     console.log(`${agentReport(results.agent, options.agent)}\n`);
+  }
+
+  if (only.has('durable')) {
+    process.stderr.write(`bench: durable runs with a tool call (${options.agent.backends})...\n`);
+    results.durable = await durableBench(baselines.durable, options.agent, tmpDir);
+    console.log(`${durableReport(results.durable, options.agent)}\n`);
   }
 
   if (only.has('latency')) {

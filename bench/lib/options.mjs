@@ -1,7 +1,7 @@
 /** Bench settings from the environment (see bench/README.md). */
 
 /** The parts of a run, in the order they run; BENCH_ONLY picks some of them. */
-export const PARTS = ['http', 'tools', 'agent', 'latency', 'state', 'tracing', 'graph'];
+export const PARTS = ['http', 'tools', 'agent', 'durable', 'latency', 'state', 'tracing', 'graph'];
 const BACKENDS = ['sqlite', 'postgres'];
 
 function number(name, fallback, { integer = false } = {}) {

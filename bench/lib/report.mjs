@@ -206,3 +206,29 @@ export function jsonSummary(options, results) {
     2,
   );
 }
+
+export function durableReport(durable, options) {
+  const backends = options.backends.filter((backend) => durable[backend]);
+  const rows = [
+    ['node:http baseline', fixed(durable.baseline.reqPerSec, 0), ...loadCells(durable.baseline)],
+  ];
+  const ratios = [];
+  for (const backend of backends) {
+    for (const [variant, label] of [
+      ['plain', 'run'],
+      ['runId', 'run + run_id'],
+    ]) {
+      const r = durable[backend][variant];
+      rows.push([`${backend} ${label}`, fixed(r.reqPerSec, 0), ...loadCells(r)]);
+      const over = durable[backend][`${variant}OverBaseline`];
+      ratios.push(
+        `${backend} ${label}/baseline: runs/s ${times(over.reqPerSec, 3)}, CPU ${times(over.cpuUsPerReq, 2)}`,
+      );
+    }
+  }
+  return [
+    loadTitle(`Durable runs with a tool call, ${durable.route} (echo provider, 2 turns)`, options),
+    renderTable(['backend', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    ...ratios,
+  ].join('\n');
+}

@@ -38,17 +38,19 @@ export const TOOL_RUN = {
 };
 
 /**
- * AGENT_RUN with a caller-chosen `run_id`, a new one for every request (a counter behind a random
- * prefix), so every request pays the idempotency round trips and none is a replay.
+ * `route` (AGENT_RUN by default) with a caller-chosen `run_id`, a new one for every request (a
+ * counter behind a random prefix), so every request pays the idempotency round trips and none is
+ * a replay.
  */
-export function agentRunWithRunIds() {
+export function agentRunWithRunIds(route = AGENT_RUN) {
   const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  const body = JSON.parse(route.body);
   let n = 0;
   return {
-    ...AGENT_RUN,
+    ...route,
     setupRequest: (request) => ({
       ...request,
-      body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello', run_id: `${prefix}-${n++}` }),
+      body: JSON.stringify({ ...body, run_id: `${prefix}-${n++}` }),
     }),
   };
 }

@@ -1,0 +1,55 @@
+/**
+ * Durable plain runs with a tool call: POST /v1/agent/run with `/tool calculator {...}` and the
+ * offline echo provider (two model turns and one built-in tool call), against a gateway child
+ * process per state backend, with a generated run id and with a new caller-chosen `run_id` per
+ * request. Every run is recorded, leased and checkpointed (after each turn and tool call), so
+ * this is what durability costs a run with a tool call; the node:http baseline gets the same
+ * request in the same run.
+ */
+import { measureHttp, warmUp } from './lib/http-load.mjs';
+import { createBenchDatabase } from './lib/postgres.mjs';
+import { TOOL_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
+import { ratio } from './lib/table.mjs';
+import { expectOk, startGateway } from './lib/targets.mjs';
+
+async function benchBackend(backend, options, tmpDir) {
+  const database =
+    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  try {
+    const { child, base } = await startGateway(
+      `durable-${backend}`,
+      tmpDir,
+      database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {},
+    );
+    try {
+      const plainRequest = requestFor(base, TOOL_RUN);
+      const runIdRequest = requestFor(base, agentRunWithRunIds(TOOL_RUN));
+      await expectOk(`durable ${backend}`, plainRequest);
+      await expectOk(`durable ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
+      await warmUp([plainRequest, runIdRequest], options);
+      const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
+      const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
+      return { plain, runId };
+    } finally {
+      await child.stop();
+    }
+  } finally {
+    await database?.drop();
+  }
+}
+
+/** `baseline`: the node:http baseline for the same request, measured in this run. */
+export async function durableBench(baseline, options, tmpDir) {
+  const results = { route: `${TOOL_RUN.method} ${TOOL_RUN.path}`, baseline };
+  for (const backend of options.backends) {
+    const measured = await benchBackend(backend, options, tmpDir);
+    for (const variant of ['plain', 'runId']) {
+      measured[`${variant}OverBaseline`] = {
+        reqPerSec: ratio(measured[variant].reqPerSec, baseline.reqPerSec),
+        cpuUsPerReq: ratio(measured[variant].cpuUsPerReq, baseline.cpuUsPerReq),
+      };
+    }
+    results[backend] = measured;
+  }
+  return results;
+}
