@@ -20,7 +20,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.mjs'],
+    files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
     languageOptions: { globals: globals.node },
   },
@@ -30,11 +30,11 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser, sourceType: 'module' },
   },
   {
-    // Request DTOs use the project's field decorators (src/http/dto/): `@IfPresent` treats only
+    // Request DTOs use the project's field decorators (src/platform/http/dto/): `@IfPresent` treats only
     // a missing field as absent, `@Nested`/`@NestedArray` require an object and bound arrays
     // before the validation pipe transforms anything.
     files: ['src/**/dto/*.ts'],
-    ignores: ['src/http/dto/*.ts'],
+    ignores: ['src/platform/http/dto/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -43,7 +43,7 @@ export default tseslint.config(
             {
               name: 'class-validator',
               importNames: ['IsOptional', 'ValidateNested'],
-              message: 'use IfPresent, Nested or NestedArray from src/http/dto/',
+              message: 'use IfPresent, Nested or NestedArray from src/platform/http/dto/',
             },
           ],
         },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { CommandFactory } from 'nest-commander';
-import { PACKAGE } from './app/package-info.js';
+import { PACKAGE } from './platform/config/package-info.js';
 import { reportCliError } from './cli/cli-errors.js';
 import { CliModule } from './cli/cli.module.js';
 

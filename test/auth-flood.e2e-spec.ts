@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { RecordedAuditEvent } from '../src/audit/audit-event.js';
-import { AuditSink } from '../src/audit/audit-sink.js';
+import type { RecordedAuditEvent } from '../src/platform/audit/audit-event.js';
+import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { BACKENDS, createBackend } from './support/backends.js';
 import { startGateway } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';

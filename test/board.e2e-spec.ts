@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import { AuditSink } from '../src/audit/audit-sink.js';
+import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway, tempBoardDb } from './support/gateway.js';
 import { sha256Hex, writeKeysFile } from './support/keys-file.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LookupAddress } from 'node:dns';
 import { type AddressInfo, type Server, createServer, isIP } from 'node:net';
 import request from 'supertest';
-import { type EgressLookup, systemLookup } from '../src/http/egress-agent.js';
+import { type EgressLookup, systemLookup } from '../src/platform/http/egress-agent.js';
 import { BACKENDS } from './support/backends.js';
 import { LogCapture } from './support/gateway.js';
 import { freePort } from './support/net.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { StepState } from '../src/runs/graph-run-state.js';
-import type { RunRecord } from '../src/runs/run-record.js';
+import type { StepState } from '../src/runs/graph/graph-run-state.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { ChildProcess } from 'node:child_process';
 import request from 'supertest';
-import type { StepState } from '../src/runs/graph-run-state.js';
-import type { RunRecord } from '../src/runs/run-record.js';
+import type { StepState } from '../src/runs/graph/graph-run-state.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
 import { collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';
-import { Tracing } from '../src/telemetry/tracing.service.js';
+import { Tracing } from '../src/platform/telemetry/tracing.service.js';
 import {
   type ToolEndpoint,
   registerRouteTool,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { stateMigrations } from '../migrations/index.js';
-import { STATE_MIGRATIONS_TABLE } from '../src/state/state-data-source.js';
+import { STATE_MIGRATIONS_TABLE } from '../src/platform/state/state-data-source.js';
 import { type TestDatabase, createTestDatabase } from './support/postgres.js';
 import { startGateway } from './support/gateway.js';
 

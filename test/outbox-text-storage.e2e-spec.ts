@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import Database from 'better-sqlite3';
 import request from 'supertest';
-import { STATE_MIGRATIONS_TABLE } from '../src/state/state-data-source.js';
-import { ENCODED_TEXT_MARKER } from '../src/state/stored-text.js';
+import { STATE_MIGRATIONS_TABLE } from '../src/platform/state/state-data-source.js';
+import { ENCODED_TEXT_MARKER } from '../src/platform/state/stored-text.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { startGateway } from './support/gateway.js';
 

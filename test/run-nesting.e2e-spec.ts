@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { ChatMessage } from '../src/providers/chat.types.js';
-import type { RunRecord } from '../src/runs/run-record.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
 import { BACKENDS } from './support/backends.js';
 import { ChatServer, SLACK_PATH, messageText, waitUntil } from './support/chat-server.js';
 import { connectMcp } from './support/mcp-client.js';

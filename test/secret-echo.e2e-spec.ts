@@ -6,7 +6,7 @@ import {
   type RecordedRequest,
   type Step,
 } from '../src/providers/testing/mock-model-server.js';
-import { Tracing } from '../src/telemetry/tracing.service.js';
+import { Tracing } from '../src/platform/telemetry/tracing.service.js';
 import { BACKENDS } from './support/backends.js';
 import { ChatServer, SLACK_PATH } from './support/chat-server.js';
 import { runSvc } from './support/cli.js';

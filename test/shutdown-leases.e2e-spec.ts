@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { StateStore } from '../src/state/state-store.js';
+import { StateStore } from '../src/platform/state/state-store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { startGateway } from './support/gateway.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StateConflictError, StateStore } from '../src/state/state-store.js';
+import { StateConflictError, StateStore } from '../src/platform/state/state-store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 

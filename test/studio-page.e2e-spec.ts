@@ -3,7 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import request from 'supertest';
 import { refundGraph } from './support/graphs.js';
-import type { RunRecord } from '../src/runs/run-record.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { RunRecord } from '../src/runs/run-record.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
 import type { StudioLoop, StudioSession, StudioSnapshot } from '../src/studio/studio-records.js';
-import { StateDatabase } from '../src/state/state-database.service.js';
+import { StateDatabase } from '../src/platform/state/state-database.service.js';
 import { BACKENDS } from './support/backends.js';
 import { type GatedEndpoint, startGatedEndpoint } from './support/gated-endpoint.js';
 import { writeKeysFile } from './support/keys-file.js';

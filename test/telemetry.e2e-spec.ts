@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import type { RunRecord } from '../src/runs/run-record.js';
-import { Metrics } from '../src/telemetry/metrics.service.js';
-import { Tracing } from '../src/telemetry/tracing.service.js';
+import type { RunRecord } from '../src/runs/record/run-record.js';
+import { Metrics } from '../src/platform/telemetry/metrics.service.js';
+import { Tracing } from '../src/platform/telemetry/tracing.service.js';
 import { BACKENDS } from './support/backends.js';
 import { LogCapture } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';

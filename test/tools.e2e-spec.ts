@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { AuditSink } from '../src/audit/audit-sink.js';
+import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { BACKENDS } from './support/backends.js';
 import { startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';

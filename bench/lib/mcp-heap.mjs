@@ -10,7 +10,7 @@ import { setImmediate as tick } from 'node:timers/promises';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createGatewayApp } from '../../dist/src/app/create-app.js';
-import { loadConfig } from '../../dist/src/config/load-config.js';
+import { loadConfig } from '../../dist/src/platform/config/load-config.js';
 import { sessionRequest, statelessRequest } from './mcp-requests.mjs';
 import { expectToolResult, openSession } from './mcp-session.mjs';
 import { gatewayEnv } from './mcp-targets.mjs';

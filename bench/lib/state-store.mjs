@@ -2,11 +2,11 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { GatewayConfigModule } from '../../dist/src/config/gateway-config.module.js';
-import { loadConfig } from '../../dist/src/config/load-config.js';
-import { StateDatabase } from '../../dist/src/state/state-database.service.js';
-import { StateModule } from '../../dist/src/state/state.module.js';
-import { StateStore } from '../../dist/src/state/state-store.js';
+import { GatewayConfigModule } from '../../dist/src/platform/config/gateway-config.module.js';
+import { loadConfig } from '../../dist/src/platform/config/load-config.js';
+import { StateDatabase } from '../../dist/src/platform/state/state-database.service.js';
+import { StateModule } from '../../dist/src/platform/state/state.module.js';
+import { StateStore } from '../../dist/src/platform/state/state-store.js';
 
 /** `env` holds SVC_STATE_* variables; the store connects and migrates before this resolves. */
 export async function openStateStore(env) {

@@ -1,4 +1,4 @@
-import type { FieldError } from '../http/problem.js';
+import type { FieldError } from '../platform/http/problem.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
 import type { AgentSpec, StepSpec } from './agent-spec.js';
 import { ancestors, executionOrder } from './graph-order.js';

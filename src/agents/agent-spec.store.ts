@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AGENTS_SCOPE } from '../state/state-scopes.js';
-import { type JsonValue, StateStore } from '../state/state-store.js';
+import { AGENTS_SCOPE } from '../platform/state/state-scopes.js';
+import { type JsonValue, StateStore } from '../platform/state/state-store.js';
 import type { AgentSpec } from './agent-spec.js';
 
 export interface StoredAgentSpec {

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 
 export const TOPOLOGIES = ['pipeline', 'parallel', 'supervisor'] as const;
 export type Topology = (typeof TOPOLOGIES)[number];

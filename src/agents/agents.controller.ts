@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, HttpException, Param, Put, Query } from '@nestjs/common';
-import { RequirePermissions } from '../auth/auth.decorators.js';
-import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
-import { ProblemException, ValidationProblem } from '../http/problem.js';
+import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
+import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { DEFAULT_TOOLSET, isName } from '../tools/tool.limits.js';
 import { checkAgentGraph } from './agent-graph.check.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { StateModule } from '../state/state.module.js';
+import { StateModule } from '../platform/state/state.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { AgentSpecStore } from './agent-spec.store.js';
 import { AgentsController } from './agents.controller.js';

@@ -1,5 +1,5 @@
-import { ProblemException } from '../http/problem.js';
-import type { JsonValue } from '../state/state-store.js';
+import { ProblemException } from '../platform/http/problem.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 
 /**
  * How much text resolving the references of one step (its prompt or its arguments) may produce.

@@ -8,25 +8,25 @@ import {
 import { ConfigService } from '@nestjs/config';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
-import { AgentModule } from '../agent/agent.module.js';
+import { AgentModule } from '../runs/agent.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
-import { ApprovalModule } from '../approval/approval.module.js';
-import { AuditModule } from '../audit/audit.module.js';
-import { AuthModule } from '../auth/auth.module.js';
+import { ApprovalModule } from '../runs/approval/approval.module.js';
+import { AuditModule } from '../platform/audit/audit.module.js';
+import { AuthModule } from '../platform/auth/auth.module.js';
 import { BoardModule } from '../board/board.module.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { GatewayConfigModule } from '../config/gateway-config.module.js';
-import { HealthModule } from '../health/health.module.js';
-import type { EgressLookup } from '../http/egress-agent.js';
-import { EgressModule } from '../http/egress.module.js';
-import { jsonBody, jsonOnly } from '../http/json-body.middleware.js';
-import { ProblemFilter } from '../http/problem.filter.js';
-import { createValidationPipe } from '../http/validation.pipe.js';
-import { configSecrets } from '../logging/config-secrets.js';
-import { LoggingModule } from '../logging/logging.module.js';
-import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
-import { StateModule } from '../state/state.module.js';
-import { TelemetryModule } from '../telemetry/telemetry.module.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { GatewayConfigModule } from '../platform/config/gateway-config.module.js';
+import { HealthModule } from '../platform/health/health.module.js';
+import type { EgressLookup } from '../platform/http/egress-agent.js';
+import { EgressModule } from '../platform/http/egress.module.js';
+import { jsonBody, jsonOnly } from '../platform/http/json-body.middleware.js';
+import { ProblemFilter } from '../platform/http/problem.filter.js';
+import { createValidationPipe } from '../platform/http/validation.pipe.js';
+import { configSecrets } from '../platform/logging/config-secrets.js';
+import { LoggingModule } from '../platform/logging/logging.module.js';
+import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
+import { StateModule } from '../platform/state/state.module.js';
+import { TelemetryModule } from '../platform/telemetry/telemetry.module.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { RunsModule } from '../runs/runs.module.js';
@@ -35,7 +35,8 @@ import { StudioModule } from '../studio/studio.module.js';
 import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MessagingModule } from '../messaging/messaging.module.js';
-import { PACKAGE } from './package-info.js';
+import { PACKAGE } from '../platform/config/package-info.js';
+import { SURFACES } from './surfaces.js';
 
 const MCP_MOUNT = Symbol('McpMount');
 
@@ -68,7 +69,7 @@ export class AppModule implements NestModule {
         AuthModule,
         RateLimitModule,
         StateModule,
-        HealthModule,
+        HealthModule.forRoot(SURFACES),
         ProvidersModule,
         ToolsModule,
         RunsModule,

@@ -3,8 +3,8 @@ import { ConfigService } from '@nestjs/config';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { answerNodeRefusals, missingHost } from '../http/node-refusals.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { answerNodeRefusals, missingHost } from '../platform/http/node-refusals.js';
 import { AppModule, type AppOptions } from './app.module.js';
 
 /**

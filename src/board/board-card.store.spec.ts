@@ -4,7 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GatewayConfig } from '../config/gateway-config.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { BoardCardStore, BoardFullError, placement } from './board-card.store.js';
 import { BoardDatabase } from './board-database.service.js';
 import type { BoardColumn } from './board.limits.js';

@@ -1,8 +1,8 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type DataSource, MigrationExecutor, type QueryRunner } from 'typeorm';
-import { ConfigError } from '../config/config-error.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
+import { ConfigError } from '../platform/config/config-error.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { createBoardDataSource } from './board-data-source.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
-import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
+import type { Principal } from '../platform/auth/principal.js';
+import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { BoardService } from './board.service.js';
 import { CreateCardDto, MoveCardDto, UpdateCardDto } from './dto/card.dto.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { AuditSink } from '../audit/audit-sink.js';
-import { ProblemException, ValidationProblem } from '../http/problem.js';
+import { AuditSink } from '../platform/audit/audit-sink.js';
+import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
 import {
   BoardCardStore,
   BoardFullError,

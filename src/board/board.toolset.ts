@@ -1,11 +1,11 @@
 import { HttpException, Injectable, type OnModuleInit } from '@nestjs/common';
-import type { JsonValue } from '../state/state-store.js';
-import {
-  type BuiltinTool,
-  type BuiltinToolContext,
-  BuiltinTools,
-  type ToolResult,
-} from '../tools/builtin/builtin-tools.js';
+import type { JsonValue } from '../platform/state/state-store.js';
+import type {
+  BuiltinTool,
+  BuiltinToolContext,
+  ToolResult,
+} from '../tools/builtin/builtin-tool.types.js';
+import { BuiltinTools } from '../tools/builtin/builtin-tools.js';
 import type { ToolHints } from '../tools/tool.types.js';
 import {
   BOARD_COLUMNS,

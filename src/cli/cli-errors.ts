@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../platform/config/config-error.js';
 
 /** Exit status for configuration mistakes (CONTRACT section 1). */
 export const EXIT_CONFIG = 2;

@@ -1,4 +1,4 @@
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../platform/config/config-error.js';
 import { CliFailure } from './cli-errors.js';
 
 export const DEFAULT_GATEWAY_PORT = 8080;

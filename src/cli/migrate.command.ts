@@ -1,7 +1,7 @@
 import { Command } from 'nest-commander';
-import { loadConfig } from '../config/load-config.js';
-import { runStateMigrations } from '../state/run-migrations.js';
-import { createStateDataSource } from '../state/state-data-source.js';
+import { loadConfig } from '../platform/config/load-config.js';
+import { runStateMigrations } from '../platform/state/run-migrations.js';
+import { createStateDataSource } from '../platform/state/state-data-source.js';
 import { CliFailure } from './cli-errors.js';
 import { SvcCommand } from './svc-command.js';
 

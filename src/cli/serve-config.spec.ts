@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../platform/config/config-error.js';
 import { serveConfig } from './serve-config.js';
 
 describe('serveConfig', () => {

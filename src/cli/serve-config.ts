@@ -1,6 +1,6 @@
-import { ConfigError } from '../config/config-error.js';
-import { type GatewayConfig, authDisabled } from '../config/gateway-config.js';
-import { type EnvSource, type SourceLabels, loadConfig } from '../config/load-config.js';
+import { ConfigError } from '../platform/config/config-error.js';
+import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
+import { type EnvSource, type SourceLabels, loadConfig } from '../platform/config/load-config.js';
 
 export interface ServeOptions {
   host?: string;

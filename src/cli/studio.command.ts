@@ -1,5 +1,5 @@
 import { Command, Option, SubCommand } from 'nest-commander';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../platform/config/config-error.js';
 import type { StudioSnapshot } from '../studio/studio-records.js';
 import { STUDIO_MAX_LIMIT } from '../studio/studio.store.js';
 import { CliFailure } from './cli-errors.js';

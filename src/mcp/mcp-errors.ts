@@ -1,8 +1,8 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { ProblemException, problemType } from '../http/problem.js';
-import { InvalidStateKeyError } from '../state/state-key.limits.js';
-import { StateUnavailableError } from '../state/state-store.js';
+import { ProblemException, problemType } from '../platform/http/problem.js';
+import { InvalidStateKeyError } from '../platform/state/state-key.limits.js';
+import { StateUnavailableError } from '../platform/state/state-store.js';
 
 /**
  * An error a request handler throws; the SDK answers it as `{code, message, data}`. (The SDK's

@@ -10,7 +10,7 @@ import {
   type ServerNotification,
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
 import { RpcError, isToolFailure, toRpcError } from './mcp-errors.js';

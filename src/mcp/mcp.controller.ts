@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, Post, Req, Res, type Type } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { Public, RequirePermissions } from '../auth/auth.decorators.js';
-import type { AuthenticatedRequest } from '../auth/principal.js';
+import { Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
+import type { AuthenticatedRequest } from '../platform/auth/principal.js';
 import { McpHttpHost } from './mcp-http.host.js';
 
 /**

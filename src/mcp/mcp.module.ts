@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type GatewayConfig, authDisabled } from '../config/gateway-config.js';
+import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';

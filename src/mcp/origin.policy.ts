@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { McpConfig } from '../config/gateway-config.js';
+import type { McpConfig } from '../platform/config/gateway-config.js';
 
 const LOOPBACK_NAME = /^(localhost|127(\.\d{1,3}){3}|\[::1\]|::1)$/i;
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { jsonTextTooDeep, valueTooDeep } from '../http/json-depth.js';
+import { jsonTextTooDeep, valueTooDeep } from '../platform/http/json-depth.js';
 
 export type BodyText =
   | { kind: 'text'; text: string }

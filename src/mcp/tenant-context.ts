@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../auth/principal.js';
-import { MAX_TENANT_ID, isSafeIdentifier } from '../state/state-key.limits.js';
+import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../platform/auth/principal.js';
+import { MAX_TENANT_ID, isSafeIdentifier } from '../platform/state/state-key.limits.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
 import { RpcError } from './mcp-errors.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import { toCallToolResult } from './tool-result.js';
 
 describe('toCallToolResult', () => {

@@ -3,7 +3,7 @@ import {
   type ContentBlock,
   ContentBlockSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 
 type JsonObject = { [key: string]: JsonValue };
 

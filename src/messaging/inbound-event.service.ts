@@ -1,8 +1,8 @@
 import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { ProblemException } from '../http/problem.js';
-import type { RunStatus } from '../runs/run-record.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ProblemException } from '../platform/http/problem.js';
+import type { RunStatus } from '../runs/record/run-record.js';
 import { ChannelRegistry } from './channel-registry.js';
 import type { InboundEvent } from './channels.js';
 import { conversationSessionId, messageId } from './message-ids.js';

@@ -1,8 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AgentModule } from '../agent/agent.module.js';
-import type { GatewayConfig, MessagingConfig } from '../config/gateway-config.js';
-import { StateModule } from '../state/state.module.js';
+import { AgentModule } from '../runs/agent.module.js';
+import type { GatewayConfig, MessagingConfig } from '../platform/config/gateway-config.js';
+import { StateModule } from '../platform/state/state.module.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { InboundEventService } from './inbound-event.service.js';
 import { messagingController } from './messaging.controller.js';

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { Metrics } from '../telemetry/metrics.service.js';
+import { Metrics } from '../platform/telemetry/metrics.service.js';
 import { OutboxStore } from './outbox.store.js';
 
 /**

@@ -6,9 +6,9 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { HttpAdapterHost } from '@nestjs/core';
-import { AuditSink } from '../audit/audit-sink.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { LeaseKeeper } from '../state/lease-keeper.service.js';
+import { AuditSink } from '../platform/audit/audit-sink.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from './delivery-backoff.js';
 import type { AttemptResult, OutboxEntry } from './outbox-entry.js';

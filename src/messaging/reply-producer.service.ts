@@ -1,10 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { AgentRunner } from '../agent/agent-runner.service.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { ProblemException } from '../http/problem.js';
-import type { RunStatus } from '../runs/run-record.js';
-import { LeaseLostError, StateUnavailableError } from '../state/state-store.js';
+import { AgentRunner } from '../runs/agent-runner.service.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ProblemException } from '../platform/http/problem.js';
+import type { RunStatus } from '../runs/record/run-record.js';
+import { LeaseLostError, StateUnavailableError } from '../platform/state/state-store.js';
 import type { NewOutboxEntry, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
 

@@ -1,9 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryResult } from 'typeorm';
-import { type SqlDialect, sql, sqlDialect } from '../state/sql-dialect.js';
-import { StateDatabase } from '../state/state-database.service.js';
-import { MAX_TENANT_ID, assertIdentifier } from '../state/state-key.limits.js';
-import { decodeStoredText, encodeStoredText, storableDiagnostic } from '../state/stored-text.js';
+import { type SqlDialect, sql, sqlDialect } from '../platform/state/sql-dialect.js';
+import { StateDatabase } from '../platform/state/state-database.service.js';
+import { MAX_TENANT_ID, assertIdentifier } from '../platform/state/state-key.limits.js';
+import {
+  decodeStoredText,
+  encodeStoredText,
+  storableDiagnostic,
+} from '../platform/state/stored-text.js';
 import type { Channel } from './channels.js';
 import type {
   AttemptResult,

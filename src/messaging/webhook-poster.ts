@@ -1,11 +1,11 @@
 import { describeNetworkError, quoteUpstream } from '../providers/provider-errors.js';
 import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
-import { readBoundedBody } from '../http/bounded-body.js';
-import { isEgressRefusal } from '../http/egress-agent.js';
-import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../http/outbound.js';
-import { urlSecrets } from '../logging/config-secrets.js';
-import { SecretScrubber } from '../logging/scrub-secrets.js';
+import { readBoundedBody } from '../platform/http/bounded-body.js';
+import { isEgressRefusal } from '../platform/http/egress-agent.js';
+import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../platform/http/outbound.js';
+import { urlSecrets } from '../platform/logging/config-secrets.js';
+import { SecretScrubber } from '../platform/logging/scrub-secrets.js';
 
 /** One delivery attempt may take this long, connection and answer included. */
 export const DELIVERY_TIMEOUT_MS = 10_000;

@@ -1,10 +1,10 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { AuthFailures } from '../auth/auth-failures.service.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import type { RawBodyRequest } from '../http/json-body.middleware.js';
-import { ProblemException } from '../http/problem.js';
+import { AuthFailures } from '../platform/auth/auth-failures.service.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import type { RawBodyRequest } from '../platform/http/json-body.middleware.js';
+import { ProblemException } from '../platform/http/problem.js';
 import { verifySignature } from './webhook-signature.js';
 
 function header(req: Request, ...names: string[]): string | undefined {

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import type { ToolSpec } from '../tools/tool.types.js';
 
 /** A tool call the model asked for; `arguments` is parsed JSON (an object for valid calls). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ProblemException } from '../http/problem.js';
+import { ProblemException } from '../platform/http/problem.js';
 import { parseCompletion } from './completion.parser.js';
 
 function problemOf(body: unknown, choice: unknown): ProblemException {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { ProblemException } from '../http/problem.js';
-import type { JsonValue } from '../state/state-store.js';
+import type { ProblemException } from '../platform/http/problem.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import type { ChatCompletion, ChatUsage, ModelFinishReason, ToolCall } from './chat.types.js';
 import { providerFailed } from './provider-errors.js';
 

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import {
   ChatProvider,
   type ChatCompletion,

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../config/gateway-config.js';
+import type { ProviderConfig } from '../platform/config/gateway-config.js';
 import { ChatProvider, type ChatCompletion, type ChatRequest } from './chat.types.js';
 import { isObject, parseCompletion } from './completion.parser.js';
 import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../config/gateway-config.js';
+import type { ProviderConfig } from '../platform/config/gateway-config.js';
 import type { ToolSpec } from '../tools/tool.types.js';
 import {
   ChatProvider,

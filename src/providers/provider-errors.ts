@@ -1,5 +1,5 @@
-import { ProblemException } from '../http/problem.js';
-import { SecretScrubber } from '../logging/scrub-secrets.js';
+import { ProblemException } from '../platform/http/problem.js';
+import { SecretScrubber } from '../platform/logging/scrub-secrets.js';
 
 /** How much of an upstream body a log line may quote. */
 const QUOTE_CHARS = 200;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { ProblemException } from '../http/problem.js';
+import { ProblemException } from '../platform/http/problem.js';
 import type { ChatRequest } from './chat.types.js';
 import { OpenAiProvider } from './openai.provider.js';
 import { hang, json, MockModelServer, type Step } from './testing/mock-model-server.js';

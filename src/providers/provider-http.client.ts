@@ -1,11 +1,11 @@
 import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProblemException } from '../http/problem.js';
+import { ProblemException } from '../platform/http/problem.js';
 import { type Dispatcher, request } from 'undici';
-import { isEgressRefusal } from '../http/egress-agent.js';
-import { headerValue, operatorEgress } from '../http/outbound.js';
-import { readBoundedBody } from '../http/bounded-body.js';
-import { SecretScrubber, scrubJsonValue } from '../logging/scrub-secrets.js';
+import { isEgressRefusal } from '../platform/http/egress-agent.js';
+import { headerValue, operatorEgress } from '../platform/http/outbound.js';
+import { readBoundedBody } from '../platform/http/bounded-body.js';
+import { SecretScrubber, scrubJsonValue } from '../platform/logging/scrub-secrets.js';
 import {
   describeNetworkError,
   providerFailed,

@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { Test } from '@nestjs/testing';
-import { GatewayConfigModule } from '../config/gateway-config.module.js';
-import { loadConfig } from '../config/load-config.js';
+import { GatewayConfigModule } from '../platform/config/gateway-config.module.js';
+import { loadConfig } from '../platform/config/load-config.js';
 import { ChatProvider } from './chat.types.js';
 import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';
 import { OpenAiProvider } from './openai.provider.js';
 import { ProvidersModule } from './providers.module.js';
 import { TracedChatProvider } from './traced-chat.provider.js';
-import { TelemetryModule } from '../telemetry/telemetry.module.js';
+import { TelemetryModule } from '../platform/telemetry/telemetry.module.js';
 
 /** The configured provider inside the tracing wrapper every provider gets. */
 async function providerFor(env: Record<string, string>): Promise<ChatProvider> {

@@ -1,8 +1,8 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig, ProviderConfig } from '../config/gateway-config.js';
-import { Metrics } from '../telemetry/metrics.service.js';
-import { Tracing } from '../telemetry/tracing.service.js';
+import type { GatewayConfig, ProviderConfig } from '../platform/config/gateway-config.js';
+import { Metrics } from '../platform/telemetry/metrics.service.js';
+import { Tracing } from '../platform/telemetry/tracing.service.js';
 import { ChatProvider } from './chat.types.js';
 import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';

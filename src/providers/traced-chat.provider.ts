@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { Metrics } from '../telemetry/metrics.service.js';
-import { chatResponseAttributes, chatSpan } from '../telemetry/span-specs.js';
-import { Tracing } from '../telemetry/tracing.service.js';
+import { Metrics } from '../platform/telemetry/metrics.service.js';
+import { chatResponseAttributes, chatSpan } from '../platform/telemetry/span-specs.js';
+import { Tracing } from '../platform/telemetry/tracing.service.js';
 import { ChatProvider, type ChatCompletion, type ChatRequest } from './chat.types.js';
 
 /**

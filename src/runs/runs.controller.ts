@@ -1,9 +1,9 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
-import { RequirePermissions } from '../auth/auth.decorators.js';
-import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { RunPathDto } from './dto/run-path.dto.js';
-import type { RunRecord } from './run-record.js';
-import { RunRecordStore } from './run-record.store.js';
+import type { RunRecord } from './record/run-record.js';
+import { RunRecordStore } from './record/run-record.store.js';
 
 @Controller('v1/runs')
 export class RunsController {

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { ProblemException } from '../http/problem.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ProblemException } from '../platform/http/problem.js';
 import type { ChatMessage } from '../providers/chat.types.js';
-import { sessionScope } from '../state/state-scopes.js';
-import { type JsonValue, StateStore } from '../state/state-store.js';
+import { sessionScope } from '../platform/state/state-scopes.js';
+import { type JsonValue, StateStore } from '../platform/state/state-store.js';
 import { type StoredConversation, fitConversation, trimNotice } from './conversation-fit.js';
 
 const CONVERSATION = 'conversation';

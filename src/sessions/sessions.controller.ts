@@ -1,6 +1,6 @@
 import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
-import { RequirePermissions } from '../auth/auth.decorators.js';
-import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { ConversationStore } from './conversation.store.js';
 

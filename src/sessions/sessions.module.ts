@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { StateModule } from '../state/state.module.js';
+import { StateModule } from '../platform/state/state.module.js';
 import { ConversationStore } from './conversation.store.js';
 import { SessionsController } from './sessions.controller.js';
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../app/package-info.js';
+import { PACKAGE_ROOT } from '../platform/config/package-info.js';
 
 /** Where the page's files live: `studio-ui/` beside package.json (from src/ and dist/ alike). */
 export const STUDIO_UI_DIR = join(PACKAGE_ROOT, 'studio-ui');

@@ -1,6 +1,6 @@
 import { Controller, Get, Logger, NotFoundException, type OnModuleInit, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { Public } from '../auth/auth.decorators.js';
+import { Public } from '../platform/auth/auth.decorators.js';
 import {
   STUDIO_CSP,
   STUDIO_UI_DIR,

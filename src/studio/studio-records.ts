@@ -1,4 +1,4 @@
-import type { RunStatus } from '../runs/run-record.js';
+import type { RunStatus } from '../runs/record/run-record.js';
 
 /**
  * A session as the studio shows it (spec section 2): the latest run of the session that ended

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
+import type { Principal } from '../platform/auth/principal.js';
 import { StudioQueryDto } from './dto/studio-query.dto.js';
 import type { StudioSnapshot } from './studio-records.js';
 import { StudioStore } from './studio.store.js';

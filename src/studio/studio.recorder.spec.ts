@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { RunEvents } from '../runs/run-events.js';
-import type { RunRecord } from '../runs/run-record.js';
+import { RunEvents } from '../runs/lifecycle/run-events.js';
+import type { RunRecord } from '../runs/record/run-record.js';
 import { STUDIO_MAX_TEXT, StudioRecorder } from './studio.recorder.js';
 import { StudioStore } from './studio.store.js';
 

@@ -1,7 +1,7 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ChatMessage } from '../providers/chat.types.js';
-import { RunEvents, type RunObserver } from '../runs/run-events.js';
-import { type RunRecord, TERMINAL_STATUSES } from '../runs/run-record.js';
+import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import { type RunRecord, TERMINAL_STATUSES } from '../runs/record/run-record.js';
 import { StudioStore } from './studio.store.js';
 
 /** Longest prompt or answer text the studio keeps; GET /v1/runs/{id} has the whole run. */

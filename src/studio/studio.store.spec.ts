@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { RunStatus } from '../runs/run-record.js';
+import type { RunStatus } from '../runs/record/run-record.js';
 import { type LoopUpdate, type SessionUpdate, StudioStore } from './studio.store.js';
 
 const loop = (tenant: string, run: string, status: RunStatus = 'running'): LoopUpdate => ({

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RunStatus } from '../runs/run-record.js';
+import type { RunStatus } from '../runs/record/run-record.js';
 import type { StudioCounts, StudioLoop, StudioSession, StudioSnapshot } from './studio-records.js';
 
 /** What the store keeps, per tenant, of each kind; the oldest make room first. */

@@ -3,10 +3,10 @@ import { Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer } from 'node:net';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { loadConfig } from '../config/load-config.js';
-import { ProblemException } from '../http/problem.js';
-import { TenantEgress } from '../http/tenant-egress.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { loadConfig } from '../platform/config/load-config.js';
+import { ProblemException } from '../platform/http/problem.js';
+import { TenantEgress } from '../platform/http/tenant-egress.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 

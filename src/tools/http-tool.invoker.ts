@@ -1,14 +1,14 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type Dispatcher, request } from 'undici';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { discardBody, readBoundedBytes } from '../http/bounded-body.js';
-import { EgressRefusedError } from '../http/egress-agent.js';
-import { GATEWAY_USER_AGENT } from '../http/outbound.js';
-import { ProblemException } from '../http/problem.js';
-import { TenantEgress } from '../http/tenant-egress.js';
-import type { JsonValue } from '../state/state-store.js';
-import type { ToolResult } from './builtin/builtin-tools.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { discardBody, readBoundedBytes } from '../platform/http/bounded-body.js';
+import { EgressRefusedError } from '../platform/http/egress-agent.js';
+import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
+import { ProblemException } from '../platform/http/problem.js';
+import { TenantEgress } from '../platform/http/tenant-egress.js';
+import type { JsonValue } from '../platform/state/state-store.js';
+import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOL_RESPONSE_BYTES } from './tool.limits.js';
 

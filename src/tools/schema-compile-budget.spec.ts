@@ -1,7 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import type { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { RetryLaterProblem } from '../http/problem.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { RetryLaterProblem } from '../platform/http/problem.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
 
 const budgetOf = (compileMsPerMin: number) =>

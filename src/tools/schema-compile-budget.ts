@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { RetryLaterProblem } from '../http/problem.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { RetryLaterProblem } from '../platform/http/problem.js';
 import { BoundedCache } from './bounded-cache.js';
 
 /** Who pays for compiling a schema: refuses before one when spent, is charged after. */

@@ -1,5 +1,5 @@
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from 'ajv';
-import { type FieldError, ProblemException } from '../http/problem.js';
+import { type FieldError, ProblemException } from '../platform/http/problem.js';
 import { createAjv, type Dialect } from './schema-ajv.js';
 import {
   type MeterLimits,

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { FieldError } from '../http/problem.js';
+import type { FieldError } from '../platform/http/problem.js';
 
 /** How many field errors one problem carries (allErrors can produce many for a big input). */
 export const MAX_FIELD_ERRORS = 20;

@@ -1,4 +1,4 @@
-import type { FieldError } from '../http/problem.js';
+import type { FieldError } from '../platform/http/problem.js';
 import { prepareFormat } from './schema-formats.js';
 import { compileLinearPattern } from './schema-patterns.js';
 import { PatternRefusal } from './schema-regex.js';

@@ -1,8 +1,8 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AnySchemaObject } from 'ajv';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { type FieldError, ProblemException } from '../http/problem.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { type FieldError, ProblemException } from '../platform/http/problem.js';
 import { BoundedCache } from './bounded-cache.js';
 import { UNMETERED } from './schema-compile-budget.js';
 import { createAjv, type Dialect } from './schema-ajv.js';

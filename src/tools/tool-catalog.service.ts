@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemException } from '../http/problem.js';
+import { ProblemException } from '../platform/http/problem.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { isName } from './tool.limits.js';
 import type { JsonSchemaObject, ToolHints, ToolSpec, ToolsetView } from './tool.types.js';

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { ConfigService } from '@nestjs/config';
-import type { GatewayConfig } from '../config/gateway-config.js';
-import { loadConfig } from '../config/load-config.js';
-import { systemLookup } from '../http/egress-agent.js';
-import { TenantEgress } from '../http/tenant-egress.js';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { loadConfig } from '../platform/config/load-config.js';
+import { systemLookup } from '../platform/http/egress-agent.js';
+import { TenantEgress } from '../platform/http/tenant-egress.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 
 const egresses: TenantEgress[] = [];

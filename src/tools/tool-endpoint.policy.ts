@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { TenantEgress } from '../http/tenant-egress.js';
+import { TenantEgress } from '../platform/http/tenant-egress.js';
 
 /**
  * What a tool endpoint URL may be, as far as the URL alone tells (see EgressPolicy.checkUrl):

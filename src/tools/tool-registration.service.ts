@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { AuditSink } from '../audit/audit-sink.js';
-import { ProblemException, ValidationProblem } from '../http/problem.js';
-import type { JsonValue } from '../state/state-store.js';
+import { AuditSink } from '../platform/audit/audit-sink.js';
+import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../state/state-store.js';
+import type { JsonValue } from '../platform/state/state-store.js';
 
 /** JSON Schema of a tool's arguments: an object schema (`type: object`, `properties`). */
 export type JsonSchemaObject = { type: 'object'; properties?: Record<string, unknown> } & Record<

@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
-import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
+import type { Principal } from '../platform/auth/principal.js';
 import { CallToolDto } from './dto/call-tool.dto.js';
 import { ToolExecutor } from './tool-executor.service.js';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { StateModule } from '../state/state.module.js';
+import { StateModule } from '../platform/state/state.module.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';

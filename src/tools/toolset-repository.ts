@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { ProblemException } from '../http/problem.js';
+import { ProblemException } from '../platform/http/problem.js';
 import {
   type JsonValue,
   StateConflictError,
   type StateKey,
   StateStore,
-} from '../state/state-store.js';
+} from '../platform/state/state-store.js';
 
 /**
  * The state scope (`session_id` column) of toolset entries. The agent's own scopes are

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
-import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
-import type { Principal } from '../auth/principal.js';
+import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
+import type { Principal } from '../platform/auth/principal.js';
 import { RegisterToolDto } from './dto/register-tool.dto.js';
-import { TenantQueryDto } from '../http/dto/tenant-query.dto.js';
+import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { ToolPathDto } from './dto/tool-path.dto.js';
 import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import { ToolRegistration } from './tool-registration.service.js';

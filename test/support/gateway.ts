@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from '../../src/app/app.module.js';
 import { createAppFromModule } from '../../src/app/create-app.js';
-import { loadConfig } from '../../src/config/load-config.js';
-import type { EgressLookup } from '../../src/http/egress-agent.js';
+import { loadConfig } from '../../src/platform/config/load-config.js';
+import type { EgressLookup } from '../../src/platform/http/egress-agent.js';
 
 /** Collects the gateway's JSON log lines in memory. */
 export class LogCapture extends Writable {

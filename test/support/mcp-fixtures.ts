@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createGatewayApp } from '../../src/app/create-app.js';
-import { loadConfig } from '../../src/config/load-config.js';
+import { loadConfig } from '../../src/platform/config/load-config.js';
 import { type RunningGateway, tempBoardDb } from './gateway.js';
 import { sha256Hex, writeKeysFile } from './keys-file.js';
 

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, ValidateNested } from 'class-validator';
-import { CurrentPrincipal, RequirePermissions } from '../../src/auth/auth.decorators.js';
-import type { Principal } from '../../src/auth/principal.js';
+import { CurrentPrincipal, RequirePermissions } from '../../src/platform/auth/auth.decorators.js';
+import type { Principal } from '../../src/platform/auth/principal.js';
 
 class Item {
   @IsString() name!: string;

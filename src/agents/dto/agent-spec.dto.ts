@@ -9,12 +9,12 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { BoundedArray } from '../../http/dto/bounded-array.js';
-import { TenantId } from '../../http/dto/identifier.js';
-import { IfPresent } from '../../http/dto/if-present.js';
-import { NestedArray } from '../../http/dto/nested.js';
-import { RawJson } from '../../http/dto/raw-json.js';
-import type { JsonValue } from '../../state/state-store.js';
+import { BoundedArray } from '../../platform/http/dto/bounded-array.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
+import { NestedArray } from '../../platform/http/dto/nested.js';
+import { RawJson } from '../../platform/http/dto/raw-json.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
 import { NAME_PATTERN } from '../../tools/tool.limits.js';
 import {
   type AgentSpec,

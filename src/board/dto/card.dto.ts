@@ -2,8 +2,8 @@ import { IsIn, IsInt, IsNotEmpty, IsString, Matches, Max, MaxLength, Min } from 
 // `assignee: null` unassigns: the one field where null is a value that @IsOptional must let by.
 // eslint-disable-next-line no-restricted-imports
 import { IsOptional } from 'class-validator';
-import { TenantId } from '../../http/dto/identifier.js';
-import { IfPresent } from '../../http/dto/if-present.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
 import {
   BOARD_COLUMNS,
   MAX_ASSIGNEE,

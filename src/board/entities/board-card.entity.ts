@@ -1,5 +1,5 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
-import { epochMs } from '../../state/entities/epoch-ms.transformer.js';
+import { epochMs } from '../../platform/state/entities/epoch-ms.transformer.js';
 
 /** One card of a tenant's board; `position` is 0-based and contiguous within its column. */
 @Entity({ name: 'board_cards' })

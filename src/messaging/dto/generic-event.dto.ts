@@ -1,5 +1,5 @@
 import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
-import { Identifier, TenantId } from '../../http/dto/identifier.js';
+import { Identifier, TenantId } from '../../platform/http/dto/identifier.js';
 import { CHANNELS, type Channel } from '../channels.js';
 
 /** Slack's own limit on a message's text. */

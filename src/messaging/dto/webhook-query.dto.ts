@@ -1,7 +1,7 @@
 import { Transform } from 'class-transformer';
 import { IsBoolean } from 'class-validator';
-import { TenantId } from '../../http/dto/identifier.js';
-import { IfPresent } from '../../http/dto/if-present.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
 
 const BOOLEAN_WORDS: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 

@@ -1,4 +1,4 @@
-import type { ProviderConfig } from '../../config/gateway-config.js';
+import type { ProviderConfig } from '../../platform/config/gateway-config.js';
 import type { ProviderLogger } from '../provider-http.client.js';
 
 /** A provider configuration for tests: short deadline, overridable. */

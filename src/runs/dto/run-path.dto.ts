@@ -1,5 +1,5 @@
-import { Identifier } from '../../http/dto/identifier.js';
-import { MAX_RUN_ID } from '../../state/state-key.limits.js';
+import { Identifier } from '../../platform/http/dto/identifier.js';
+import { MAX_RUN_ID } from '../../platform/state/state-key.limits.js';
 
 /** `/v1/runs/{run_id}…`: any run id the state backend can hold (no control characters). */
 export class RunPathDto {

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, Max, Min } from 'class-validator';
-import { TenantId } from '../../http/dto/identifier.js';
-import { IfPresent } from '../../http/dto/if-present.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
 import { STUDIO_MAX_LIMIT } from '../studio.store.js';
 
 /** GET /v1/studio?tenant_id=&limit= (CONTRACT section 8). */

@@ -1,5 +1,5 @@
 import { DEFAULT_TOOLSET } from '../tool.limits.js';
-import type { BuiltinToolset, ToolResult } from './builtin-tools.js';
+import type { BuiltinToolset, ToolResult } from './builtin-tool.types.js';
 import { MAX_EXPRESSION_LENGTH, calculate } from './calculator.js';
 import { currentTime } from './current-time.js';
 

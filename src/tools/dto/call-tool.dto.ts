@@ -1,8 +1,8 @@
 import { IsObject } from 'class-validator';
-import { TenantId } from '../../http/dto/identifier.js';
-import { IfPresent } from '../../http/dto/if-present.js';
-import { RawJson } from '../../http/dto/raw-json.js';
-import type { JsonValue } from '../../state/state-store.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
+import { RawJson } from '../../platform/http/dto/raw-json.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
 
 /** `POST /v1/tools/{toolset}/{name}`. */
 export class CallToolDto {

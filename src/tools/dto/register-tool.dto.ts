@@ -1,8 +1,8 @@
 import { IsObject, IsString, IsUrl, MaxLength } from 'class-validator';
-import { TenantId } from '../../http/dto/identifier.js';
-import { Nested } from '../../http/dto/nested.js';
-import { RawJson } from '../../http/dto/raw-json.js';
-import type { JsonValue } from '../../state/state-store.js';
+import { TenantId } from '../../platform/http/dto/identifier.js';
+import { Nested } from '../../platform/http/dto/nested.js';
+import { RawJson } from '../../platform/http/dto/raw-json.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
 import { MAX_DESCRIPTION, MAX_ENDPOINT_URL } from '../tool.limits.js';
 
 export class ToolEndpointDto {

@@ -1,0 +1,191 @@
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type {
+  Attributes,
+  Counter,
+  Histogram,
+  Meter,
+  ObservableCallback,
+  UpDownCounter,
+} from '@opentelemetry/api';
+import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { PACKAGE } from '../config/package-info.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { BoundedLabel } from './bounded-label.js';
+import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
+
+/** The Prometheus text format version `/metrics` answers in. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Distinct agent or toolset names reported per label before the rest become `other`. */
+export const NAME_LABEL_LIMIT = 100;
+
+/** Seconds; from a fast HTTP answer to a long agent run. */
+const FAST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const RUN_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** One value of a gauge, with its labels (keep them few and bounded). */
+export interface GaugeReading {
+  value: number;
+  attributes?: Attributes;
+}
+
+/** What a gauge callback answers: one value, or one per label set. */
+export type GaugeRead = () => number | GaugeReading[] | Promise<number | GaugeReading[]>;
+
+/**
+ * This app instance's metrics, on the OpenTelemetry metrics SDK, read by a Prometheus
+ * exporter that never opens a port of its own: `GET /metrics` serializes a collection. Labels
+ * are bounded: no run, session or tenant ids; agent and toolset names (chosen by tenants) stop
+ * at NAME_LABEL_LIMIT distinct values each.
+ *
+ * Other modules report through the record* methods, or register a gauge read at scrape time
+ * with observeGauge (e.g. the outbox's depth).
+ */
+@Injectable()
+export class Metrics implements OnApplicationShutdown {
+  private readonly reader = new PrometheusExporter({ preventServerStart: true });
+  private readonly serializer = new PrometheusSerializer('', false, undefined, false, true);
+  private readonly provider: MeterProvider;
+  private readonly meter: Meter;
+  private readonly agents = new BoundedLabel(NAME_LABEL_LIMIT);
+  private readonly toolsets = new BoundedLabel(NAME_LABEL_LIMIT);
+
+  private readonly runs: Counter;
+  private readonly runDuration: Histogram;
+  private readonly runningRuns: UpDownCounter;
+  private readonly modelCallDuration: Histogram;
+  private readonly toolCalls: Counter;
+  private readonly toolCallDuration: Histogram;
+  private readonly httpDuration: Histogram;
+  private readonly leaseTakeovers: Counter;
+
+  constructor(config: ConfigService<GatewayConfig, true>) {
+    const telemetry = config.get('telemetry', { infer: true });
+    this.provider = new MeterProvider({
+      resource: resourceFromAttributes({
+        [ATTR_SERVICE_NAME]: telemetry.serviceName,
+        [ATTR_SERVICE_VERSION]: PACKAGE.version,
+      }),
+      readers: [this.reader],
+    });
+    const meter = this.provider.getMeter(PACKAGE.name, PACKAGE.version);
+    this.meter = meter;
+    const histogram = (name: string, description: string, buckets: number[]) =>
+      meter.createHistogram(name, {
+        description,
+        unit: 's',
+        advice: { explicitBucketBoundaries: buckets },
+      });
+    this.runs = meter.createCounter('svc_runs', {
+      description: 'Agent runs that stopped in this process, by status and agent',
+    });
+    this.runDuration = histogram(
+      'svc_run_duration_seconds',
+      'Time a run spent executing in this process, from start (or resumption) to stop',
+      RUN_BUCKETS,
+    );
+    this.runningRuns = meter.createUpDownCounter('svc_running_runs', {
+      description: 'Runs executing in this process now',
+    });
+    this.modelCallDuration = histogram(
+      'svc_model_call_duration_seconds',
+      'Model calls (retries included), by provider and outcome',
+      RUN_BUCKETS,
+    );
+    this.toolCalls = meter.createCounter('svc_tool_calls', {
+      description: 'Tool calls, by toolset and whether they failed',
+    });
+    this.toolCallDuration = histogram(
+      'svc_tool_call_duration_seconds',
+      'Tool call durations, by toolset',
+      FAST_BUCKETS,
+    );
+    this.httpDuration = histogram(
+      'svc_http_request_duration_seconds',
+      'HTTP requests, by method, route and status',
+      FAST_BUCKETS,
+    );
+    this.leaseTakeovers = meter.createCounter('svc_lease_takeovers', {
+      description: 'Graph runs this process took over after their owner stopped renewing the lease',
+    });
+    // Series without labels are reported from the start, at 0 (the others appear once used).
+    this.runningRuns.add(0);
+    this.leaseTakeovers.add(0);
+  }
+
+  recordRun(status: string, agent: string, seconds?: number): void {
+    const attributes = { status, agent: this.agents.value(agent) };
+    this.runs.add(1, attributes);
+    if (seconds !== undefined) this.runDuration.record(seconds, attributes);
+  }
+
+  /** Counts `work` in svc_running_runs while it runs. */
+  async trackRunning<T>(work: () => Promise<T>): Promise<T> {
+    this.runningRuns.add(1);
+    try {
+      return await work();
+    } finally {
+      this.runningRuns.add(-1);
+    }
+  }
+
+  recordModelCall(provider: string, ok: boolean, seconds: number): void {
+    this.modelCallDuration.record(seconds, { provider, outcome: ok ? 'ok' : 'error' });
+  }
+
+  recordToolCall(toolset: string, isError: boolean, seconds: number): void {
+    const label = this.toolsets.value(toolset);
+    this.toolCalls.add(1, { toolset: label, is_error: String(isError) });
+    this.toolCallDuration.record(seconds, { toolset: label });
+  }
+
+  /** `route` is the route template (`/v1/runs/:run_id`), undefined when nothing matched. */
+  recordHttpRequest(
+    method: string,
+    route: string | undefined,
+    status: number,
+    seconds: number,
+  ): void {
+    this.httpDuration.record(seconds, {
+      method: HTTP_METHODS.has(method) ? method : '_OTHER',
+      ...(route !== undefined ? { route } : {}),
+      status: String(status),
+    });
+  }
+
+  recordLeaseTakeover(): void {
+    this.leaseTakeovers.add(1);
+  }
+
+  /**
+   * A gauge read when /metrics is scraped, for as long as the app lives; register it once, at
+   * module init, e.g.
+   * `metrics.observeGauge('svc_outbox_depth', 'Messages waiting in the outbox', () => n)`.
+   * Name it `svc_<what>` (plus `_seconds`, `_bytes` for units). A read that throws or rejects
+   * skips this gauge in that scrape only.
+   */
+  observeGauge(name: string, description: string, read: GaugeRead): void {
+    const gauge = this.meter.createObservableGauge(name, { description });
+    const callback: ObservableCallback = async (result) => {
+      const value = await read();
+      if (typeof value === 'number') result.observe(value);
+      else for (const reading of value) result.observe(reading.value, reading.attributes);
+    };
+    gauge.addCallback(callback);
+  }
+
+  /** Every metric in the Prometheus text format (PROMETHEUS_CONTENT_TYPE). */
+  async scrape(): Promise<string> {
+    const { resourceMetrics } = await this.reader.collect();
+    return this.serializer.serialize(resourceMetrics);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.provider.shutdown();
+  }
+}

@@ -1,0 +1,35 @@
+import {
+  type DynamicModule,
+  Global,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
+import type { TelemetryConfig } from '../config/gateway-config.js';
+import { HttpTelemetryMiddleware } from './http-telemetry.middleware.js';
+import { MetricsController, PublicMetricsController } from './metrics.controller.js';
+import { Metrics } from './metrics.service.js';
+import { Tracing } from './tracing.service.js';
+
+/**
+ * Tracing and metrics of one app instance (issue 7): the `Tracing` and `Metrics` services every
+ * module may inject (global), the HTTP server span and duration middleware, and `GET /metrics`
+ * (public only with SVC_METRICS_PUBLIC=true). AppModule imports it before the logging module so
+ * that its middleware runs first and the request logger sees the request's span.
+ */
+@Global()
+@Module({})
+export class TelemetryModule implements NestModule {
+  static forRoot(config: TelemetryConfig): DynamicModule {
+    return {
+      module: TelemetryModule,
+      controllers: [config.metricsPublic ? PublicMetricsController : MetricsController],
+      providers: [Tracing, Metrics],
+      exports: [Tracing, Metrics],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(HttpTelemetryMiddleware).forRoutes('{*path}');
+  }
+}

@@ -1,0 +1,193 @@
+import { HttpException, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import {
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  type Tracer,
+  INVALID_SPAN_CONTEXT,
+  ROOT_CONTEXT,
+  context,
+  isSpanContextValid,
+  isValidSpanId,
+  isValidTraceId,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
+import type { IncomingHttpHeaders } from 'node:http';
+import { PACKAGE } from '../config/package-info.js';
+import type { GatewayConfig, TelemetryConfig } from '../config/gateway-config.js';
+import { ProblemException } from '../http/problem.js';
+import { startProcessTelemetry } from './process-telemetry.js';
+import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
+import { SpanRing } from './span-ring.exporter.js';
+
+/** How many finished spans the in-memory exporter keeps. */
+export const SPAN_RING_CAPACITY = 2000;
+
+/** What a span is, before it starts. */
+export interface SpanSpec {
+  name: string;
+  kind?: SpanKind;
+  attributes?: Attributes;
+  links?: Link[];
+}
+
+/** Handed to work while tracing is off: every call on it does nothing. */
+const NO_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** `error.type`: low-cardinality (a problem slug, an HTTP status, an error class), never a message. */
+export function errorType(error: unknown): string {
+  if (error instanceof ProblemException && error.slug) return error.slug;
+  if (error instanceof HttpException) return String(error.getStatus());
+  if (error instanceof Error) return error.name || 'Error';
+  return 'unknown';
+}
+
+/** Marks a span failed without quoting the error: messages may carry prompts or tool output. */
+export function markFailed(span: Span, type: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.setAttribute(ATTR_ERROR_TYPE, type);
+}
+
+/** The trace id of a span, or null for a span that is not part of a trace (tracing off). */
+export function traceIdOf(span: Span): string | null {
+  const spanContext = span.spanContext();
+  return isSpanContextValid(spanContext) ? spanContext.traceId : null;
+}
+
+/** A link to a span recorded earlier (e.g. the first execution of a run now resumed). */
+export function linkTo(traceId: string | null, spanId: string | undefined): Link[] {
+  if (!traceId || !spanId || !isValidTraceId(traceId) || !isValidSpanId(spanId)) return [];
+  return [{ context: { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } }];
+}
+
+function spanProcessor(telemetry: TelemetryConfig, ring: SpanRing | undefined): SpanProcessor {
+  if (ring) return new SimpleSpanProcessor({ exporter: ring });
+  // The OTLP convention: OTEL_EXPORTER_OTLP_ENDPOINT is a base URL, the signal path is added.
+  const url = `${telemetry.otlpEndpoint?.replace(/\/+$/, '')}/v1/traces`;
+  return new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) });
+}
+
+/**
+ * This app instance's tracer. Spans go to the OTLP/HTTP collector of `--otel-endpoint` /
+ * OTEL_EXPORTER_OTLP_ENDPOINT (batched, JSON to `<endpoint>/v1/traces`), else into a ring of the
+ * last 2,000 spans in memory. With OTEL_SDK_DISABLED=true there are no spans at all and work runs
+ * with a span that records nothing. The provider is never registered globally, so several apps
+ * in one process (tests) each have their own; what is process-wide (the context manager and
+ * propagators) is set up once by startProcessTelemetry.
+ *
+ * Attributes never carry prompts, messages, tool arguments or results, or credentials.
+ */
+@Injectable()
+export class Tracing implements OnApplicationShutdown {
+  readonly enabled: boolean;
+  private readonly provider?: TracerProvider;
+  private readonly tracer?: Tracer;
+  private readonly ring?: SpanRing;
+
+  constructor(config: ConfigService<GatewayConfig, true>) {
+    const telemetry = config.get('telemetry', { infer: true });
+    this.enabled = telemetry.tracing;
+    if (!this.enabled) return;
+    startProcessTelemetry();
+    this.ring = telemetry.otlpEndpoint ? undefined : new SpanRing(SPAN_RING_CAPACITY);
+    this.provider = new TracerProvider({
+      resource: defaultResource().merge(
+        resourceFromAttributes({
+          [ATTR_SERVICE_NAME]: telemetry.serviceName,
+          [ATTR_SERVICE_VERSION]: PACKAGE.version,
+        }),
+      ),
+      spanProcessors: [spanProcessor(telemetry, this.ring)],
+    });
+    this.tracer = this.provider.getTracer(PACKAGE.name, PACKAGE.version);
+  }
+
+  /**
+   * Runs `work` in a new span, active for everything it awaits, below `parent` (the active
+   * context by default). A throw marks the span failed with its `error.type`; the span ends when
+   * `work` settles.
+   */
+  inSpan<T>(spec: SpanSpec, work: (span: Span) => Promise<T>, parent?: Context): Promise<T> {
+    if (!this.tracer) return work(NO_SPAN);
+    const base = parent ?? context.active();
+    const span = this.tracer.startSpan(
+      spec.name,
+      { kind: spec.kind ?? SpanKind.INTERNAL, attributes: spec.attributes, links: spec.links },
+      base,
+    );
+    return context.with(trace.setSpan(base, span), async () => {
+      try {
+        return await work(span);
+      } catch (error) {
+        markFailed(span, errorType(error));
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  /**
+   * Like inSpan, but only below a span that is still recording (inside a request or a run);
+   * elsewhere `work` runs untraced. For frequent, cheap operations (state statements) whose
+   * spans are useful only as part of something larger: background sweeps make no root spans.
+   */
+  inChildSpan<T>(spec: SpanSpec, work: () => Promise<T>): Promise<T> {
+    if (!this.tracer || !trace.getActiveSpan()?.isRecording()) return work();
+    return this.inSpan(spec, work);
+  }
+
+  /**
+   * Starts the server span of an HTTP request, continuing the caller's trace when the request
+   * carries a W3C `traceparent`. Returns the span and the context to run the request in; the
+   * caller ends the span. Undefined while tracing is off.
+   */
+  startServerSpan(
+    spec: SpanSpec,
+    headers: IncomingHttpHeaders,
+  ): { span: Span; context: Context } | undefined {
+    if (!this.tracer) return undefined;
+    const parent = propagation.extract(ROOT_CONTEXT, headers);
+    const span = this.tracer.startSpan(
+      spec.name,
+      { kind: SpanKind.SERVER, attributes: spec.attributes, links: spec.links },
+      parent,
+    );
+    return { span, context: trace.setSpan(parent, span) };
+  }
+
+  /** The trace id of the active span, or null. */
+  activeTraceId(): string | null {
+    const span = trace.getActiveSpan();
+    return span ? traceIdOf(span) : null;
+  }
+
+  /** The last spans kept in memory, oldest first (empty when spans go to a collector). */
+  recentSpans(): ReadableSpan[] {
+    return this.ring?.recent() ?? [];
+  }
+
+  /** Exports every finished span now (tests, and before a process ends). */
+  async forceFlush(): Promise<void> {
+    await this.provider?.forceFlush();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.provider?.shutdown();
+  }
+}

@@ -1,0 +1,35 @@
+import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { AgentsModule } from '../agents/agents.module.js';
+import { GraphModule } from './graph/graph.module.js';
+import { RunsModule } from './runs.module.js';
+import { SessionsModule } from '../sessions/sessions.module.js';
+import { StateModule } from '../platform/state/state.module.js';
+import { ToolsModule } from '../tools/tools.module.js';
+import { AgentController } from './agent-run.controller.js';
+import { LoopModule } from './loop/loop.module.js';
+import { AgentRunner } from './agent-runner.service.js';
+import { AgentsToolset } from './run-agent.toolset.js';
+import { RunExecutor } from './plain/run-executor.service.js';
+import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
+
+/** The agent runtime: `POST /v1/agent/run` and the services `svc run` uses in-process. */
+@Module({
+  imports: [
+    StateModule,
+    ToolsModule,
+    LoopModule,
+    RunsModule,
+    SessionsModule,
+    AgentsModule,
+    GraphModule,
+  ],
+  controllers: [AgentController],
+  providers: [RunExecutor, AgentRunner, AgentsToolset],
+  exports: [AgentRunner],
+})
+export class AgentModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    // Every route: any of them may lead to a run (REST, MCP, the chat webhook).
+    consumer.apply(RunLineageMiddleware).forRoutes('{*path}');
+  }
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from '@jest/globals';
+import type { RunRecord } from '../record/run-record.js';
+import { RunEvents } from './run-events.js';
+
+const record = { run_id: 'r1', status: 'running' } as RunRecord;
+
+describe('RunEvents', () => {
+  it('tells every observer, in order, and keeps going when one throws', () => {
+    const events = new RunEvents();
+    const seen: string[] = [];
+    events.subscribe({
+      runStarted: () => {
+        throw new Error('broken observer');
+      },
+    });
+    const stop = events.subscribe({
+      runStarted: (r) => seen.push(`started ${r.run_id}`),
+      runSettled: (r) => seen.push(`settled ${r.status}`),
+    });
+    expect(() => events.started(record)).not.toThrow();
+    events.progressed(record);
+    events.settled({ ...record, status: 'completed' });
+    stop();
+    events.started(record);
+    expect(seen).toEqual(['started r1', 'settled completed']);
+  });
+});

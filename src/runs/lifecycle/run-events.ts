@@ -1,0 +1,51 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { RunRecord } from '../record/run-record.js';
+
+/**
+ * Something that follows runs as they happen in this process (the studio, metrics). Called
+ * synchronously with the run's record, which it must not change; what it throws is logged and
+ * dropped, so observing can never change or fail a run.
+ */
+export interface RunObserver {
+  /** A run started here, or this process took over (or resumed after a decision) a graph run. */
+  runStarted?(record: Readonly<RunRecord>): void;
+  /** The run moved on: a turn or a step finished. */
+  runProgressed?(record: Readonly<RunRecord>): void;
+  /** The run stopped here: `completed`, `failed`, `denied`, or `paused` for a decision. */
+  runSettled?(record: Readonly<RunRecord>): void;
+}
+
+/** The run lifecycle of this process, for observers. */
+@Injectable()
+export class RunEvents {
+  private readonly logger = new Logger(RunEvents.name);
+  private readonly observers = new Set<RunObserver>();
+
+  /** Returns the unsubscribe function. */
+  subscribe(observer: RunObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
+
+  started(record: RunRecord): void {
+    this.emit('runStarted', record);
+  }
+
+  progressed(record: RunRecord): void {
+    this.emit('runProgressed', record);
+  }
+
+  settled(record: RunRecord): void {
+    this.emit('runSettled', record);
+  }
+
+  private emit(event: keyof RunObserver, record: RunRecord): void {
+    for (const observer of this.observers) {
+      try {
+        observer[event]?.(record);
+      } catch (error) {
+        this.logger.warn(`a run observer failed on ${event}: ${String(error)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,49 @@
+import type { ChatMessage } from '../providers/chat.types.js';
+import { ValidationProblem } from '../platform/http/problem.js';
+import type { JsonValue } from '../platform/state/state-store.js';
+import type { RunAgentDto } from './dto/run-agent.dto.js';
+
+/** One agent run to perform, from REST (`POST /v1/agent/run`) or `svc run`. */
+export interface RunRequest {
+  tenantId: string;
+  agent: string;
+  toolset: string;
+  model?: string;
+  /** The new input: the request's messages, then its prompt as a user message. */
+  input: ChatMessage[];
+  /** Set by the caller for idempotency; generated otherwise. */
+  runId?: string;
+  /** Set to continue a session; a new session otherwise. */
+  sessionId?: string;
+  maxTurns: number;
+  multitask: 'enqueue' | 'reject';
+  metadata?: { [key: string]: JsonValue };
+  /** Key id of the caller, for the audit trail. */
+  actor?: string;
+}
+
+/** Applies the defaults; a request with neither prompt nor messages is a 400. */
+export function toRunRequest(
+  dto: RunAgentDto,
+  defaults: { maxTurns: number },
+  actor?: string,
+): RunRequest {
+  const input: ChatMessage[] = (dto.messages ?? []).map(({ role, content }) => ({ role, content }));
+  if (dto.prompt !== undefined) input.push({ role: 'user', content: dto.prompt });
+  if (input.length === 0) {
+    throw new ValidationProblem([{ path: 'prompt', message: 'prompt or messages is required' }]);
+  }
+  return {
+    tenantId: dto.tenant_id,
+    agent: dto.agent ?? 'default',
+    toolset: dto.toolset ?? 'default',
+    model: dto.model,
+    input,
+    runId: dto.run_id,
+    sessionId: dto.session_id,
+    maxTurns: dto.max_turns ?? defaults.maxTurns,
+    multitask: dto.multitask ?? 'enqueue',
+    metadata: dto.metadata,
+    actor,
+  };
+}
