@@ -1,44 +1,48 @@
-import { Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
-import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
-import { GraphRunner } from './graph/graph-runner.service.js';
+import { GraphRunner, isGraphRun } from './graph/graph-runner.service.js';
+import { type RunLease, RunLeases } from './lifecycle/run-lease.js';
 import { MAX_RUN_DEPTH, tooDeepForRun } from './lifecycle/run-lineage.js';
-import { type RunRecord, SETTLED_STATUSES } from './record/run-record.js';
-import { RunRecordStore } from './record/run-record.store.js';
-import { type HeldLease, LeaseKeeper } from '../platform/state/lease-keeper.service.js';
-import { runScope, sessionScope } from '../platform/state/state-scopes.js';
-import { RunExecutor } from './plain/run-executor.service.js';
+import { stoppedProblem, stoppedReason } from './lifecycle/run-stop.js';
+import { PlainRunner } from './plain/plain-runner.service.js';
+import { type RunRecord, SETTLED_STATUSES, type StoredRun } from './record/run-record.js';
+import { runView } from './record/run-record.mapper.js';
+import { RunRecordStore, type VersionedRun } from './record/run-record.store.js';
 import type { RunRequest } from './run-request.js';
 
 /** The plain agent loop; any other name is a graph registered with PUT /v1/agents/{name}. */
 const DEFAULT_AGENT = 'default';
 
+/** The problem a failed run's caller gets (and gets again when the run id is repeated). */
+function failure(run: RunRecord): ProblemException | null {
+  if (run.status !== 'failed' || !run.error) return null;
+  const slug = run.error.type.replace(/^urn:svc:problem:/, '');
+  return new ProblemException(run.error.status, run.error.detail, slug);
+}
+
 /**
- * Runs an agent at most once per run id, on whichever replica gets the request: a repeated
- * `run_id` returns the stored result without calling the model; while another process holds the
- * run's lease, 409. Runs on one session are serialised by a session lease: the second waits
- * (`multitask: enqueue`) or gets 409 (`reject`). A graph agent's run is handed to the
- * GraphRunner under its run lease; it answers `paused` when a node waits for approval.
- * Every way of starting a run (REST, MCP and REST calls of run_agent, chat messages, `svc run`)
- * comes through here, so this is where a run started from inside another is refused (403).
+ * Every run, of every kind and from every surface (REST, MCP and REST calls of run_agent, chat
+ * messages, `svc run`), starts here and goes on here: a run is claimed under its lease
+ * (`run:<id>`), recorded before its first model or tool call, executed by PlainRunner or
+ * GraphRunner, and settled. A repeated `run_id` returns the settled run without executing
+ * anything; one whose owner is gone is continued from its checkpoint (the sweep of RunRecovery
+ * does the same without a retry); while another process executes it: 409. The lease's one error
+ * policy: a settled run gives its lease up, an unfinished one hands it over, and neither ever
+ * fails the run (RunLease). A run started from inside another run is refused (403).
  */
 @Injectable()
 export class AgentRunner {
-  private readonly sessionWaitMs: number;
+  private readonly logger = new Logger(AgentRunner.name);
 
   constructor(
     private readonly records: RunRecordStore,
-    private readonly leases: LeaseKeeper,
-    private readonly executor: RunExecutor,
-    private readonly specs: AgentSpecStore,
+    private readonly leases: RunLeases,
+    private readonly plain: PlainRunner,
     private readonly graphs: GraphRunner,
-    config: ConfigService<GatewayConfig, true>,
-  ) {
-    this.sessionWaitMs = config.get('provider', { infer: true }).timeoutMs;
-  }
+    private readonly specs: AgentSpecStore,
+  ) {}
 
   async run(request: RunRequest): Promise<RunRecord> {
     if (tooDeepForRun()) {
@@ -49,79 +53,124 @@ export class AgentRunner {
       );
     }
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
-    // A generated run id cannot be repeated, so a plain run without one needs no lease. A graph
-    // run always holds one: it is what lets another replica take the run over.
-    if (request.runId === undefined && !graph) return this.inSession(request, randomUUID());
     const runId = request.runId ?? randomUUID();
     if (request.runId !== undefined) {
-      const prior = await this.settled(request.tenantId, runId);
-      if (prior) return prior;
+      const prior = await this.records.get(request.tenantId, runId);
+      if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
     }
-    const lease = await this.leases.acquire(request.tenantId, runScope(runId));
+    const lease = await this.leases.claim(request.tenantId, runId);
     if (!lease) {
-      const done = await this.settled(request.tenantId, runId);
-      if (done) return done;
+      const done = await this.records.get(request.tenantId, runId);
+      if (done && SETTLED_STATUSES.has(done.status)) return this.answer(done);
       throw new ProblemException(
         409,
         `run ${JSON.stringify(runId)} is running elsewhere`,
         'run-in-progress',
       );
     }
-    if (graph) return this.runGraph(request, runId, graph, lease);
-    try {
-      // It may have finished between our first look and our claim.
-      return (
-        (await this.settled(request.tenantId, runId)) ??
-        (await this.inSession(request, runId, lease))
-      );
-    } finally {
-      await lease.release();
-    }
-  }
-
-  /**
-   * A graph run under its lease. When it stops on an error (the process is shutting down, the
-   * backend went away) the lease is handed over rather than released, so another replica's sweep
-   * continues the run from its checkpoint.
-   */
-  private async runGraph(
-    request: RunRequest,
-    runId: string,
-    graph: StoredAgentSpec,
-    lease: HeldLease,
-  ): Promise<RunRecord> {
-    let record: RunRecord;
-    try {
+    const run = await this.underLease(lease, runId, async () => {
+      // A caller's run id may have a record: settled meanwhile, or left by an owner that died.
       const stored =
         request.runId === undefined
           ? null
           : await this.records.getVersioned(request.tenantId, runId);
-      if (stored && SETTLED_STATUSES.has(stored.record.status)) {
-        record = this.replay(stored.record);
-      } else if (stored) {
-        // A record that is still `running` lost its owner: continue it from its checkpoint.
-        record = await this.graphs.takeOver(stored, lease.signal);
-      } else {
-        record = await this.graphs.start(
-          {
-            tenantId: request.tenantId,
-            runId,
-            input: request.input,
-            model: request.model,
-            maxTurns: request.maxTurns,
-            metadata: request.metadata,
-            actor: request.actor,
-          },
-          graph,
-          lease.signal,
-        );
-      }
-    } catch (error) {
-      await lease.handOver().catch(() => undefined);
-      throw error;
+      if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
+      if (stored) return this.continueRun(stored, lease);
+      return graph
+        ? this.graphs.start(
+            {
+              tenantId: request.tenantId,
+              runId,
+              input: request.input,
+              model: request.model,
+              maxTurns: request.maxTurns,
+              metadata: request.metadata,
+              actor: request.actor,
+            },
+            graph,
+            lease,
+          )
+        : this.plain.start(request, runId, lease);
+    });
+    return this.answer(run);
+  }
+
+  /**
+   * Continues a run whose owner stopped, under a lease the caller claimed (RunRecovery's sweep);
+   * the lease is given up or handed over here. Never throws: what cannot be done now is left
+   * for the next sweep.
+   */
+  async recover(tenantId: string, runId: string, lease: RunLease): Promise<void> {
+    try {
+      await this.underLease(lease, runId, async () => {
+        const stored = await this.records.getVersioned(tenantId, runId);
+        // No record: the owner died before recording it, so nothing ran. Settled: a stale lease.
+        if (!stored || SETTLED_STATUSES.has(stored.run.status)) return stored?.run ?? null;
+        this.logger.log(`taking over run ${runId} of tenant ${tenantId}`);
+        return this.continueRun(stored, lease);
+      });
+    } catch (err) {
+      this.logger.warn({ err, run_id: runId }, 'taking over a run failed; the next sweep retries');
     }
-    await lease.release();
-    return record;
+  }
+
+  /**
+   * Runs `work` under `lease`: a run that settled gives the lease up; anything else (the run
+   * stopped here, or could not start) hands it over, so whatever is recorded is continued by a
+   * sweep, and the caller learns where the run goes on.
+   */
+  private async underLease<T>(
+    lease: RunLease,
+    runId: string,
+    work: () => Promise<T | null>,
+  ): Promise<T | null> {
+    let result: T | null;
+    try {
+      result = await work();
+    } catch (error) {
+      await lease.handOver();
+      throw stoppedReason(error, lease.signal) === null
+        ? error
+        : stoppedProblem(error, runId, lease.signal);
+    }
+    await lease.finish();
+    return result;
+  }
+
+  /** A stored, unsettled run goes on from its checkpoint, whatever kind it is. */
+  private async continueRun(stored: VersionedRun, lease: RunLease): Promise<StoredRun> {
+    const { run } = stored;
+    if (isGraphRun(run)) return this.graphs.resume({ ...stored, run }, lease);
+    if (run.loop) return this.plain.resume({ ...stored, run: { ...run, loop: run.loop } }, lease);
+    return this.interrupted(stored);
+  }
+
+  /**
+   * A plain run recorded before runs were checkpointed (format 1) has no checkpoint to go on
+   * from: what its tool calls did is unknown, so it is recorded `failed` rather than run again.
+   */
+  private async interrupted(stored: VersionedRun): Promise<StoredRun> {
+    const failed: StoredRun = {
+      ...stored.run,
+      status: 'failed',
+      finish_reason: 'error',
+      error: {
+        status: 500,
+        type: 'urn:svc:problem:run-interrupted',
+        detail: 'the run was interrupted before this version of the gateway could checkpoint it',
+      },
+      ended_at: new Date().toISOString(),
+    };
+    await this.records.put(failed, stored.version);
+    return failed;
+  }
+
+  /** The API answer for a settled run; a failed run answers its problem. */
+  private answer(run: StoredRun | null): RunRecord {
+    if (!run) throw new Error('a run without a record cannot be answered');
+    const problem = failure(run);
+    if (problem) throw problem;
+    return runView(run);
   }
 
   /** The registered graph `request.agent` names (404 when there is none). */
@@ -141,48 +190,5 @@ export class AgentRunner {
       );
     }
     return graph;
-  }
-
-  /** The stored outcome of a run that is not running (a failed run replays its problem). */
-  private async settled(tenantId: string, runId: string): Promise<RunRecord | null> {
-    const record = await this.records.get(tenantId, runId);
-    return record && SETTLED_STATUSES.has(record.status) ? this.replay(record) : null;
-  }
-
-  private replay(record: RunRecord): RunRecord {
-    if (record.status === 'failed' && record.error) {
-      const slug = record.error.type.replace(/^urn:svc:problem:/, '');
-      throw new ProblemException(record.error.status, record.error.detail, slug);
-    }
-    return record;
-  }
-
-  private async inSession(
-    request: RunRequest,
-    runId: string,
-    runLease?: HeldLease,
-  ): Promise<RunRecord> {
-    const sessionId = request.sessionId;
-    if (sessionId === undefined) {
-      return this.executor.execute(request, runId, randomUUID(), runLease?.signal);
-    }
-    const key = sessionScope(sessionId);
-    const sessionLease =
-      request.multitask === 'reject'
-        ? await this.leases.acquire(request.tenantId, key)
-        : await this.leases.acquireWaiting(request.tenantId, key, this.sessionWaitMs);
-    if (!sessionLease) {
-      throw new ProblemException(
-        409,
-        `session ${JSON.stringify(sessionId)} is busy with another run`,
-        'session-busy',
-      );
-    }
-    try {
-      const signals = [sessionLease.signal, ...(runLease ? [runLease.signal] : [])];
-      return await this.executor.execute(request, runId, sessionId, AbortSignal.any(signals));
-    } finally {
-      await sessionLease.release();
-    }
   }
 }

@@ -9,10 +9,14 @@ import { AgentController } from './agent-run.controller.js';
 import { LoopModule } from './loop/loop.module.js';
 import { AgentRunner } from './agent-runner.service.js';
 import { AgentsToolset } from './run-agent.toolset.js';
-import { RunExecutor } from './plain/run-executor.service.js';
+import { PlainRunner } from './plain/plain-runner.service.js';
+import { RunRecovery } from './lifecycle/run-recovery.service.js';
 import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
 
-/** The agent runtime: `POST /v1/agent/run` and the services `svc run` uses in-process. */
+/**
+ * The agent runtime: `POST /v1/agent/run`, plain execution, the runner every kind of run starts
+ * and goes on through (also for `svc run` in-process), and the recovery of orphaned runs.
+ */
 @Module({
   imports: [
     StateModule,
@@ -24,7 +28,7 @@ import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
     GraphModule,
   ],
   controllers: [AgentController],
-  providers: [RunExecutor, AgentRunner, AgentsToolset],
+  providers: [PlainRunner, AgentRunner, AgentsToolset, RunRecovery],
   exports: [AgentRunner],
 })
 export class AgentModule implements NestModule {

@@ -1,16 +1,21 @@
 import { Module } from '@nestjs/common';
 import { StateModule } from '../platform/state/state.module.js';
 import { RunEvents } from './lifecycle/run-events.js';
+import { RunLeases } from './lifecycle/run-lease.js';
+import { RunLifecycle } from './lifecycle/run-lifecycle.js';
 import { RunMetrics } from './lifecycle/run-metrics.observer.js';
 import { RunTracing } from './lifecycle/run-tracing.service.js';
 import { RunRecordStore } from './record/run-record.store.js';
 import { RunsController } from './runs.controller.js';
 
-/** Run records (`/v1/runs`): what a run did, shared by every replica; run metrics. */
+/**
+ * What every kind of run shares: run records (`GET /v1/runs/{id}`), the run leases, and the
+ * lifecycle (events, tracing, metrics, audit) that plain and graph execution both go through.
+ */
 @Module({
   imports: [StateModule],
   controllers: [RunsController],
-  providers: [RunRecordStore, RunEvents, RunMetrics, RunTracing],
-  exports: [RunRecordStore, RunEvents, RunTracing],
+  providers: [RunRecordStore, RunEvents, RunMetrics, RunTracing, RunLifecycle, RunLeases],
+  exports: [RunRecordStore, RunEvents, RunLifecycle, RunLeases],
 })
 export class RunsModule {}

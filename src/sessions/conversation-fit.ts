@@ -3,11 +3,29 @@ import type { ChatMessage } from '../providers/chat.types.js';
 /** A session keeps at most this many messages of earlier runs (whole exchanges are dropped). */
 export const MAX_SESSION_MESSAGES = 500;
 
+/**
+ * Which run last wrote a session, and how far it had come: the session is where a plain run's
+ * completed turns are kept, so a process taking the run over reads its progress from here.
+ */
+export interface SessionRunMark {
+  /** The run's id. */
+  id: string;
+  /** Its last `own` messages are the run's (its input, then what its turns added). */
+  own: number;
+  /** Turns completed, and tool calls made in them. */
+  turns: number;
+  tool_calls: number;
+  /** Set once the run's loop ended (the last own message is its answer): why it ended. */
+  finish?: string;
+}
+
 /** What is stored under a session's `conversation` key. */
 export interface StoredConversation {
   messages: ChatMessage[];
   /** Messages dropped from the front since the session began; absent when none were. */
   trimmed?: number;
+  /** The run that wrote it last (absent in sessions written before runs were marked). */
+  run?: SessionRunMark;
 }
 
 export interface FitRequest {

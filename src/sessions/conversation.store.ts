@@ -5,7 +5,12 @@ import { ProblemException } from '../platform/http/problem.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { sessionScope } from '../platform/state/state-scopes.js';
 import { type JsonValue, StateStore } from '../platform/state/state-store.js';
-import { type StoredConversation, fitConversation, trimNotice } from './conversation-fit.js';
+import {
+  type SessionRunMark,
+  type StoredConversation,
+  fitConversation,
+  trimNotice,
+} from './conversation-fit.js';
 
 const CONVERSATION = 'conversation';
 
@@ -17,6 +22,8 @@ export interface Conversation {
   /** The state entry's version; 0 for a session that does not exist yet. */
   version: number;
   updatedAt: number | null;
+  /** The run that wrote it last, and how far it had come. */
+  run?: SessionRunMark;
 }
 
 /** What a run saves after a turn: the session as loaded, then the run's own messages. */
@@ -70,6 +77,7 @@ export class ConversationStore {
       trimmed: value.trimmed ?? 0,
       version: entry.version,
       updatedAt: entry.updatedAt,
+      ...(value.run ? { run: value.run } : {}),
     };
   }
 
@@ -89,7 +97,8 @@ export class ConversationStore {
   }
 
   /**
-   * Writes only over `expectedVersion` (StateConflictError otherwise). When the run's own
+   * Writes only over `expectedVersion` (StateConflictError otherwise), marked with the run that
+   * wrote it and how far it had come (`mark`, see SessionRunMark). When the run's own
    * messages do not fit even with their tool results left out, the model's answers are too big
    * to keep: 502 `model-output-too-large`, and nothing is written.
    */
@@ -98,6 +107,7 @@ export class ConversationStore {
     sessionId: string,
     update: ConversationUpdate,
     expectedVersion: number,
+    mark?: Omit<SessionRunMark, 'own'>,
   ): Promise<SavedConversation> {
     const fit = this.fit(update);
     if (!fit.fits) {
@@ -107,9 +117,12 @@ export class ConversationStore {
         'model-output-too-large',
       );
     }
+    const stored: StoredConversation = mark
+      ? { ...fit.stored, run: { ...mark, own: fit.ownMessages.length } }
+      : fit.stored;
     const entry = await this.store.put(
       { tenantId, sessionId: sessionScope(sessionId), key: CONVERSATION },
-      fit.stored as unknown as JsonValue,
+      stored as unknown as JsonValue,
       { expectedVersion },
     );
     return { version: entry.version, own: fit.ownMessages };

@@ -37,8 +37,11 @@ class TenantRecords {
   }
 }
 
+/** A queued run counts as running (it is under way); a cancelled one as denied (stopped by a person). */
 const STATUS_COUNT: Record<RunStatus, keyof StudioCounts> = {
+  queued: 'running_loops',
   running: 'running_loops',
+  cancelled: 'denied_loops',
   paused: 'paused_loops',
   completed: 'completed_loops',
   failed: 'failed_loops',

@@ -23,6 +23,8 @@ export interface ExecuteOptions {
   actor?: string;
   /** The model's id for this call (agent loop), for the trace. */
   callId?: string;
+  /** Sent as `Idempotency-Key`: the same on every attempt of one call of a run. */
+  idempotencyKey?: string;
   /**
    * What the calling key may do, when a person's key calls (REST, MCP). Unset inside a run: the
    * model acts for nobody's key, so a built-in that needs a permission of its own refuses.

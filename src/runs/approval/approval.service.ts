@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { GraphRunner } from '../graph/graph-runner.service.js';
 import { ProblemException } from '../../platform/http/problem.js';
+import { GraphRunner, isGraphRun } from '../graph/graph-runner.service.js';
+import { RunLeases } from '../lifecycle/run-lease.js';
+import { stoppedProblem, stoppedReason } from '../lifecycle/run-stop.js';
 import type { RunRecord } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore } from '../record/run-record.store.js';
-import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
-import { runScope } from '../../platform/state/state-scopes.js';
 
 export interface DecisionRequest {
   tenantId: string;
@@ -20,19 +21,20 @@ export interface DecisionRequest {
  * Human decisions on paused graph runs, from any replica: the decision is taken under the run's
  * lease (so two decisions, or a decision and a takeover, never interleave), checked against the
  * stored run, persisted with the graph state and audited. Approving runs the node and the rest
- * of the graph before answering.
+ * of the graph before answering. The lease follows the one policy of every run (RunLease): a
+ * run that settled (or paused again) gives it up; one stopped here hands it over.
  */
 @Injectable()
 export class ApprovalService {
   constructor(
     private readonly records: RunRecordStore,
-    private readonly leases: LeaseKeeper,
+    private readonly leases: RunLeases,
     private readonly graphs: GraphRunner,
   ) {}
 
   async decide(request: DecisionRequest): Promise<RunRecord> {
     const { tenantId, runId, nodeId } = request;
-    const lease = await this.leases.acquire(tenantId, runScope(runId));
+    const lease = await this.leases.claim(tenantId, runId);
     if (!lease) {
       throw new ProblemException(
         409,
@@ -40,15 +42,13 @@ export class ApprovalService {
         'run-in-progress',
       );
     }
-    // Once the decision is being applied, an error leaves work unfinished: hand the run over.
-    let decided = false;
-    let failed = false;
     try {
       const stored = await this.records.getVersioned(tenantId, runId);
-      const graph = stored?.record.graph;
-      if (!stored || !graph) {
+      const run = stored?.run;
+      if (!stored || !run || !isGraphRun(run)) {
         throw new ProblemException(404, `no graph run ${JSON.stringify(runId)}`, 'run-not-found');
       }
+      const graph = run.graph;
       if (!graph.steps.some((step) => step.id === nodeId)) {
         throw new ProblemException(
           404,
@@ -56,34 +56,38 @@ export class ApprovalService {
           'node-not-found',
         );
       }
-      const pending =
-        stored.record.status === 'paused' && graph.pending.some((p) => p.node_id === nodeId);
+      const pending = run.status === 'paused' && graph.pending.some((p) => p.node_id === nodeId);
       if (!pending) {
         const earlier = graph.decisions.findLast((decision) => decision.node_id === nodeId);
         throw new ProblemException(
           409,
           earlier
             ? `node ${JSON.stringify(nodeId)} was already ${earlier.decision} by ${earlier.by ?? 'someone'} at ${earlier.at}`
-            : `node ${JSON.stringify(nodeId)} is not waiting for a decision (the run is ${stored.record.status})`,
+            : `node ${JSON.stringify(nodeId)} is not waiting for a decision (the run is ${run.status})`,
           earlier ? 'already-decided' : 'not-awaiting-approval',
         );
       }
-      decided = true;
-      return await this.graphs.decide(
-        { record: { ...stored.record, graph }, version: stored.version },
+      const decided = await this.graphs.decide(
+        { run, version: stored.version },
         {
           node_id: nodeId,
           decision: request.decision,
           by: request.by,
           ...(request.comment !== undefined ? { comment: request.comment } : {}),
         },
-        lease.signal,
+        lease,
       );
+      await lease.finish();
+      return runView(decided);
     } catch (error) {
-      failed = true;
-      throw error;
-    } finally {
-      await (decided && failed ? lease.handOver() : lease.release());
+      const stopped = stoppedReason(error, lease.signal);
+      if (stopped === null) {
+        // Refused before anything changed (404, 409): the run is as it was.
+        await lease.finish();
+        throw error;
+      }
+      await lease.handOver();
+      throw stoppedProblem(error, runId, lease.signal);
     }
   }
 }

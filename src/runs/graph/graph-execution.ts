@@ -3,8 +3,8 @@ import type { ReferenceValues } from '../../agents/step-references.js';
 import { AuditSink } from '../../platform/audit/audit-sink.js';
 import type { ChatCompletion, ChatMessage, ChatProvider } from '../../providers/chat.types.js';
 import type { GraphRunState, StepState } from './graph-run-state.js';
-import type { RunFinishReason, RunRecord } from '../record/run-record.js';
-import type { RunEvents } from '../lifecycle/run-events.js';
+import type { RunFinishReason, StoredRun } from '../record/run-record.js';
+import type { RunLifecycle } from '../lifecycle/run-lifecycle.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import type { RunLimitsConfig } from '../../platform/config/gateway-config.js';
 import { ToolCallBudget } from '../loop/tool-call-budget.js';
@@ -15,14 +15,14 @@ import { stepSpan } from '../../platform/telemetry/span-specs.js';
 import { type Tracing, markFailed } from '../../platform/telemetry/tracing.service.js';
 import type { StepOutcome, StepRunner } from './step-runner.service.js';
 
-export type GraphRecord = RunRecord & { graph: GraphRunState };
+export type GraphRecord = StoredRun & { graph: GraphRunState };
 
 export interface ExecutionServices {
   records: RunRecordStore;
   steps: StepRunner;
   provider: ChatProvider;
   audit: AuditSink;
-  events: RunEvents;
+  lifecycle: RunLifecycle;
   tracing: Tracing;
   limits: RunLimitsConfig;
 }
@@ -142,7 +142,12 @@ export class GraphExecution {
    * Runs a step, checkpointing it as `running` before and with its outcome after; one
    * `graph.step {id}` span, failed when the step fails.
    */
-  async runStep(id: string, callArguments?: JsonValue): Promise<StepState> {
+  /**
+   * `callId` is the supervisor's call of the step as a worker (a worker may be called again);
+   * with the run and step ids it makes the step's Idempotency-Key, the same when a takeover
+   * runs the step again.
+   */
+  async runStep(id: string, callArguments?: JsonValue, callId?: string): Promise<StepState> {
     const step = this.step(id);
     const spec = stepSpan({
       id,
@@ -151,14 +156,19 @@ export class GraphExecution {
       attempt: step.runs + 1,
     });
     return this.services.tracing.inSpan(spec, async (span) => {
-      await this.runStepTraced(step, callArguments);
+      const key = [this.record.run_id, id, ...(callId !== undefined ? [callId] : [])].join('/');
+      await this.runStepTraced(step, key, callArguments);
       span.setAttribute(ATTR_SVC_GRAPH_STEP_STATUS, step.status);
       if (step.status === 'failed') markFailed(span, 'step_failed');
       return step;
     });
   }
 
-  private async runStepTraced(step: StepState, callArguments?: JsonValue): Promise<void> {
+  private async runStepTraced(
+    step: StepState,
+    idempotencyKey: string,
+    callArguments?: JsonValue,
+  ): Promise<void> {
     const id = step.id;
     step.status = 'running';
     step.runs += 1;
@@ -175,6 +185,7 @@ export class GraphExecution {
         signal: this.signal,
         references: this.references,
         budget: this.toolCalls,
+        idempotencyKey,
         callArguments,
       }),
     );
@@ -185,7 +196,7 @@ export class GraphExecution {
     this.record.turns += outcome.turns;
     this.record.tool_calls += outcome.toolCalls;
     await this.checkpoint();
-    this.services.events.progressed(this.record);
+    this.services.lifecycle.progressed(this.record);
     this.services.audit.record({
       kind: outcome.ok ? 'step.completed' : 'step.failed',
       tenantId: this.record.tenant_id,

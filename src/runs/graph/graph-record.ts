@@ -2,7 +2,7 @@ import type { StoredAgentSpec } from '../../agents/agent-spec.store.js';
 import { executionOrder } from '../../agents/graph-order.js';
 import type { ChatMessage } from '../../providers/chat.types.js';
 import type { ApprovalDecision, GraphRunState } from './graph-run-state.js';
-import type { RunFinishReason, RunStatus } from '../record/run-record.js';
+import { RUN_FORMAT, type RunFinishReason, type RunStatus } from '../record/run-record.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { supervisorPrompt } from './engines/supervisor.engine.js';
 import type { GraphRecord } from './graph-execution.js';
@@ -45,7 +45,6 @@ export function newGraphRecord(
     pending: [],
     decisions: [],
     takeovers: 0,
-    ...(ids.spanId !== undefined ? { span_id: ids.spanId } : {}),
     ...(spec.topology === 'supervisor'
       ? {
           supervisor: {
@@ -62,6 +61,7 @@ export function newGraphRecord(
       : {}),
   };
   return {
+    format: RUN_FORMAT,
     run_id: input.runId,
     session_id: ids.sessionId,
     tenant_id: input.tenantId,
@@ -73,7 +73,9 @@ export function newGraphRecord(
     tool_calls: 0,
     messages: input.input,
     trace_id: ids.traceId,
+    ...(ids.spanId !== undefined ? { span_id: ids.spanId } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
+    ...(input.actor !== undefined ? { actor: input.actor } : {}),
     started_at: now(),
     ended_at: null,
     paused: false,

@@ -73,9 +73,6 @@ export interface GraphRunState {
   supervisor?: SupervisorState;
   /** How many times another process took the run over after its owner stopped renewing. */
   takeovers: number;
-  /**
-   * The span of the run's first execution (its trace is the record's `trace_id`): a takeover or
-   * a decision continues the run in a span of its own that links to it.
-   */
+  /** Format 1 kept the run's first span here; it is the stored run's `span_id` now. */
   span_id?: string;
 }

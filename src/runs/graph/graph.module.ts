@@ -8,20 +8,12 @@ import { ParallelEngine } from './engines/parallel.engine.js';
 import { PipelineEngine } from './engines/pipeline.engine.js';
 import { SupervisorEngine } from './engines/supervisor.engine.js';
 import { GraphRunner } from './graph-runner.service.js';
-import { RunRecovery } from '../lifecycle/run-recovery.service.js';
 import { StepRunner } from './step-runner.service.js';
 
-/** The graph runner: an engine per topology, checkpoints, and takeover of orphaned runs. */
+/** The graph runner: an engine per topology, the step runner, checkpoints in the run record. */
 @Module({
   imports: [StateModule, ProvidersModule, ToolsModule, LoopModule, RunsModule],
-  providers: [
-    PipelineEngine,
-    ParallelEngine,
-    SupervisorEngine,
-    StepRunner,
-    GraphRunner,
-    RunRecovery,
-  ],
+  providers: [PipelineEngine, ParallelEngine, SupervisorEngine, StepRunner, GraphRunner],
   exports: [GraphRunner],
 })
 export class GraphModule {}

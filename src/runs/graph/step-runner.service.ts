@@ -22,6 +22,8 @@ export interface StepContext {
   references: ReferenceValues;
   /** The run's tool-call budget: every tool step and every agent step's tool call draws on it. */
   budget: ToolCallBudget;
+  /** The step's Idempotency-Key (its agent's tool calls add their turn and call id). */
+  idempotencyKey: string;
   /** A supervisor's call: arguments the model chose (over the step's own), or a task. */
   callArguments?: JsonValue;
 }
@@ -113,7 +115,7 @@ export class StepRunner {
         name: step.tool ?? '',
         arguments: args,
       },
-      { signal: context.signal, actor: context.actor },
+      { signal: context.signal, actor: context.actor, idempotencyKey: context.idempotencyKey },
     );
     return outcome.isError
       ? { ok: false, error: asText(outcome.result), turns: 0, toolCalls: 1 }
@@ -136,6 +138,7 @@ export class StepRunner {
       actor: context.actor,
       signal: context.signal,
       budget: context.budget,
+      idempotencyKey: (turn, call) => `${context.idempotencyKey}/${turn}/${call.id}`,
     });
     return { ok: true, output: result.text, turns: result.turns, toolCalls: result.toolCalls };
   }

@@ -6,35 +6,37 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
-import { RunRecordStore } from '../record/run-record.store.js';
-import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { RUN_LEASE_PREFIX } from '../../platform/state/state-scopes.js';
 import { StateStore } from '../../platform/state/state-store.js';
-import { GraphRunner } from '../graph/graph-runner.service.js';
+import { AgentRunner } from '../agent-runner.service.js';
+import { RunLeases } from './run-lease.js';
 
 /** Expired leases looked at per sweep. */
 const SWEEP_BATCH = 20;
 
 /**
- * Finds runs whose owner stopped renewing their lease (the process died, or shut down) and takes
- * them over: every replica sweeps for expired run leases every half TTL, claims one atomically
- * (so exactly one replica wins), and continues a graph run that was still `running` from its
- * checkpoint. Any other run's stale lease is just released.
+ * Finds runs whose owner stopped renewing their lease (the process died, shut down or lost the
+ * backend) and continues them: every replica sweeps for expired run leases every half TTL,
+ * claims one atomically (so exactly one replica wins), and hands it to AgentRunner, which
+ * continues a plain or graph run that is still unsettled from its checkpoint (and just gives up
+ * a lease whose run settled, or was never recorded). No retry by the client is needed.
  */
 @Injectable()
 export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunRecovery.name);
-  private readonly stopping = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
   private sweeping = false;
+  private stopped = false;
+  private failing = false;
   private readonly enabled: boolean;
 
   constructor(
     private readonly store: StateStore,
-    private readonly leases: LeaseKeeper,
-    private readonly records: RunRecordStore,
-    private readonly graphs: GraphRunner,
+    private readonly keeper: LeaseKeeper,
+    private readonly leases: RunLeases,
+    private readonly runner: AgentRunner,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.enabled = config.get('state', { infer: true }).takeOverRuns;
@@ -43,54 +45,42 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
   onApplicationBootstrap(): void {
     // `svc run` is a one-shot process: it must not adopt other replicas' runs.
     if (!this.enabled) return;
-    const every = Math.min(Math.max(Math.floor(this.leases.ttlMs / 2), 100), 10_000);
+    const every = Math.min(Math.max(Math.floor(this.keeper.ttlMs / 2), 100), 10_000);
     this.timer = setInterval(() => void this.sweep(), every);
     this.timer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
-    this.stopping.abort(new Error('the process is shutting down'));
+    // RunLeases stops the runs themselves; these promises end once they have handed over.
     await Promise.allSettled(this.inFlight);
   }
 
   /** One pass; public so tests and `svc` can trigger it. Never throws. */
   async sweep(): Promise<number> {
-    if (this.sweeping || this.stopping.signal.aborted) return 0;
+    if (this.sweeping || this.stopped) return 0;
     this.sweeping = true;
     let taken = 0;
     try {
       for (const { tenantId, key } of await this.store.listExpiredRunLeases(SWEEP_BATCH)) {
-        if (this.stopping.signal.aborted) break;
-        const lease = await this.leases.acquire(tenantId, key);
+        if (this.stopped) break;
+        const runId = key.slice(RUN_LEASE_PREFIX.length);
+        const lease = await this.leases.claim(tenantId, runId);
         if (!lease) continue; // another replica won it
         taken += 1;
-        const work = this.recover(tenantId, key.slice(RUN_LEASE_PREFIX.length), lease);
+        const work = this.runner.recover(tenantId, runId, lease);
         this.inFlight.add(work);
         void work.finally(() => this.inFlight.delete(work));
       }
-    } catch (error) {
-      // The backend may be down or not migrated yet; the next sweep tries again.
-      this.logger.debug(`run recovery sweep failed: ${String(error)}`);
+      this.failing = false;
+    } catch (err) {
+      // The backend may be down or not migrated yet; the next sweep tries again. Once per outage.
+      if (!this.failing) this.logger.warn({ err }, 'run recovery sweep failed; retrying');
+      this.failing = true;
     } finally {
       this.sweeping = false;
     }
     return taken;
-  }
-
-  private async recover(tenantId: string, runId: string, lease: HeldLease): Promise<void> {
-    let unfinished = false;
-    try {
-      const stored = await this.records.getVersioned(tenantId, runId);
-      if (stored?.record.graph && stored.record.status === 'running') {
-        this.logger.log(`taking over graph run ${runId} of tenant ${tenantId}`);
-        await this.graphs.takeOver(stored, AbortSignal.any([lease.signal, this.stopping.signal]));
-      }
-    } catch (error) {
-      unfinished = true;
-      this.logger.warn(`taking over run ${runId} failed: ${String(error)}`);
-    } finally {
-      await (unfinished ? lease.handOver() : lease.release()).catch(() => undefined);
-    }
   }
 }

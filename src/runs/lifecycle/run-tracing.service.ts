@@ -28,7 +28,7 @@ export class RunTracing {
    * Runs `work` in an `invoke_agent` span, counted in svc_running_runs meanwhile; the span ends
    * with the status, turns and tool calls of the record `work` returns.
    */
-  trace(run: RunSpanInput, work: (trace: RunTrace) => Promise<RunRecord>): Promise<RunRecord> {
+  trace<T extends RunRecord>(run: RunSpanInput, work: (trace: RunTrace) => Promise<T>): Promise<T> {
     return this.metrics.trackRunning(() =>
       this.tracing.inSpan(runSpan(run), async (span) => {
         const traceId = traceIdOf(span);

@@ -2,12 +2,12 @@ import { HttpException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { ChatProvider, type ChatMessage, type ToolCall } from '../../providers/chat.types.js';
-import type { RunFinishReason } from '../record/run-record.js';
+import type { InFlightTurn, RunFinishReason } from '../record/run-record.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
 import { mapConcurrently } from './concurrency.js';
 import { ToolCallBudget, type ToolCallLimits } from './tool-call-budget.js';
-import { toolResultContent } from './tool-result-content.js';
+import { toolReply, toolResultContent } from './tool-result-content.js';
 
 /**
  * Tool calls of one turn in flight at once; the rest wait for a free slot. Enough for the usual
@@ -15,21 +15,7 @@ import { toolResultContent } from './tool-result-content.js';
  */
 export const TOOL_CALLS_AT_ONCE = 8;
 
-export interface LoopInput {
-  tenantId: string;
-  toolset: string;
-  tools: ToolSpec[];
-  model?: string;
-  /** The conversation so far, ending with the new user input. */
-  messages: ChatMessage[];
-  maxTurns: number;
-  actor?: string;
-  signal?: AbortSignal;
-  /** The run's tool-call budget when it spans several loops (a graph's steps); else a new one. */
-  budget?: ToolCallBudget;
-  /** Called with the whole conversation after every turn (checkpointing, progress). */
-  onTurn?: (conversation: ChatMessage[], progress: LoopProgress) => Promise<void>;
-}
+export type LoopFinish = Exclude<RunFinishReason, 'error'>;
 
 /** How far a loop has come. */
 export interface LoopProgress {
@@ -37,13 +23,53 @@ export interface LoopProgress {
   tool_calls: number;
 }
 
+/**
+ * What a durable run learns as its loop goes, to checkpoint it: each may write, and the loop
+ * waits for it before going on.
+ */
+export interface LoopHooks {
+  /** The model answered with tool calls; none of them has started yet. */
+  answered?(turn: InFlightTurn): Promise<void>;
+  /** A tool call came back while others of its turn still run. */
+  toolReturned?(turn: InFlightTurn): Promise<void>;
+  /**
+   * A turn is complete: its messages (the answer, then the results in call order), how far the
+   * loop has come, and why it ends, when it ends with this turn.
+   */
+  turnDone?(messages: ChatMessage[], progress: LoopProgress, finish?: LoopFinish): Promise<void>;
+}
+
+export interface LoopInput {
+  tenantId: string;
+  toolset: string;
+  tools: ToolSpec[];
+  model?: string;
+  /** The conversation so far, ending with the new user input (or the run's last turn). */
+  messages: ChatMessage[];
+  maxTurns: number;
+  actor?: string;
+  signal?: AbortSignal;
+  /** The run's tool-call budget when it spans several loops (a graph's steps); else a new one. */
+  budget?: ToolCallBudget;
+  /** A resumed run: turns completed before, and the turn whose tool calls were in flight. */
+  resume?: { turns: number; inFlight: InFlightTurn | null };
+  /**
+   * The `Idempotency-Key` of a tool call: the same on every attempt of that call (a takeover
+   * may repeat the one in flight), so a tool endpoint can tell a repeat.
+   */
+  idempotencyKey?: (turn: number, call: ToolCall) => string;
+  hooks?: LoopHooks;
+}
+
 export interface LoopResult {
-  /** The messages this run added (assistant replies and tool results). */
+  /** The messages this loop added (assistant replies and tool results). */
   added: ChatMessage[];
   conversation: ChatMessage[];
   text: string;
-  finishReason: Exclude<RunFinishReason, 'error'>;
+  finishReason: LoopFinish;
+  /** Turns completed in all (resumed ones included). */
   turns: number;
+  /** Tool calls of the turns this loop completed. */
   toolCalls: number;
 }
 
@@ -53,7 +79,8 @@ export interface LoopResult {
  * model answers or the turn limit is reached. A failing tool is an error result the model sees,
  * never a crashed run; a failing model call (502/504 problem) ends the run, and so does an
  * answer with more tool calls than a turn or the run may make (502 `too-many-tool-calls`,
- * before any of them runs). Each result is cut to SVC_TOOL_RESULT_MAX_BYTES.
+ * before any of them runs). Each result is cut to SVC_TOOL_RESULT_MAX_BYTES. A resumed loop
+ * first finishes the turn that was in flight: only the calls whose results are missing run.
  */
 @Injectable()
 export class AgentLoop {
@@ -72,49 +99,92 @@ export class AgentLoop {
 
   async run(input: LoopInput): Promise<LoopResult> {
     const budget = input.budget ?? new ToolCallBudget(this.limits);
+    const hooks = input.hooks ?? {};
     const conversation = [...input.messages];
     const added: ChatMessage[] = [];
-    const append = (message: ChatMessage) => {
-      conversation.push(message);
-      added.push(message);
+    const append = (...messages: ChatMessage[]) => {
+      conversation.push(...messages);
+      added.push(...messages);
     };
-    let turns = 0;
+    let turns = input.resume?.turns ?? 0;
     let toolCalls = 0;
-    let finishReason: LoopResult['finishReason'] = 'max_turns';
-    while (turns < input.maxTurns) {
-      input.signal?.throwIfAborted();
-      const completion = await this.provider.complete(
-        { messages: conversation, tools: input.tools, model: input.model, toolset: input.toolset },
-        input.signal,
-      );
-      turns++;
-      append(completion.message);
-      const calls = completion.message.tool_calls ?? [];
-      if (completion.finishReason === 'length') finishReason = 'length';
-      else if (calls.length === 0) finishReason = 'stop';
-      if (calls.length === 0 || completion.finishReason === 'length') {
-        await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
-        break;
+    let pending = input.resume?.inFlight ?? null;
+    let finish: LoopFinish = 'max_turns';
+    while (pending || turns < input.maxTurns) {
+      let turn: InFlightTurn;
+      if (pending) {
+        turn = pending;
+        pending = null;
+      } else {
+        input.signal?.throwIfAborted();
+        const completion = await this.provider.complete(
+          {
+            messages: conversation,
+            tools: input.tools,
+            model: input.model,
+            toolset: input.toolset,
+          },
+          input.signal,
+        );
+        const answer = completion.message;
+        const calls = answer.tool_calls ?? [];
+        if (calls.length === 0 || completion.finishReason === 'length') {
+          turns += 1;
+          append(answer);
+          finish = completion.finishReason === 'length' ? 'length' : 'stop';
+          await hooks.turnDone?.([answer], { turns, tool_calls: toolCalls }, finish);
+          break;
+        }
+        budget.admit(calls.length);
+        turn = { number: turns + 1, answer, results: [] };
+        await hooks.answered?.(turn);
       }
-      budget.admit(calls.length);
-      const results = await mapConcurrently(calls, TOOL_CALLS_AT_ONCE, (call) =>
-        this.callTool(input, call),
+      const results = await this.finishTurn(input, turn, hooks);
+      turns = turn.number;
+      toolCalls += results.length;
+      append(turn.answer, ...results);
+      const ends = turns >= input.maxTurns;
+      await hooks.turnDone?.(
+        [turn.answer, ...results],
+        { turns, tool_calls: toolCalls },
+        ends ? 'max_turns' : undefined,
       );
-      toolCalls += calls.length;
-      results.forEach(append);
-      await input.onTurn?.(conversation, { turns, tool_calls: toolCalls });
+      if (ends) break;
     }
-    const lastReply = [...added].reverse().find((message) => message.role === 'assistant');
-    return { added, conversation, text: lastReply?.content ?? '', finishReason, turns, toolCalls };
+    const lastReply = conversation.findLast((message) => message.role === 'assistant');
+    return {
+      added,
+      conversation,
+      text: lastReply?.content ?? '',
+      finishReason: finish,
+      turns,
+      toolCalls,
+    };
   }
 
-  private async callTool(input: LoopInput, call: ToolCall): Promise<ChatMessage> {
-    const reply = (content: string): ChatMessage => ({
-      role: 'tool',
-      tool_call_id: call.id,
-      name: call.name,
-      content,
+  /** Runs the turn's calls that have no result yet; answers every result in call order. */
+  private async finishTurn(
+    input: LoopInput,
+    turn: InFlightTurn,
+    hooks: LoopHooks,
+  ): Promise<ChatMessage[]> {
+    const calls = turn.answer.tool_calls ?? [];
+    const answered = new Set(turn.results.map((result) => result.tool_call_id));
+    const missing = calls.filter((call) => !answered.has(call.id));
+    let left = missing.length;
+    await mapConcurrently(missing, TOOL_CALLS_AT_ONCE, async (call) => {
+      const result = await this.callTool(input, turn.number, call);
+      turn.results.push(result);
+      left -= 1;
+      // The last result is kept by the turn's own checkpoint.
+      if (left > 0) await hooks.toolReturned?.(turn);
     });
+    return calls.map(
+      (call) => turn.results.find((result) => result.tool_call_id === call.id) as ChatMessage,
+    );
+  }
+
+  private async callTool(input: LoopInput, turn: number, call: ToolCall): Promise<ChatMessage> {
     try {
       const outcome = await this.tools.execute(
         {
@@ -123,12 +193,25 @@ export class AgentLoop {
           name: call.name,
           arguments: call.arguments,
         },
-        { signal: input.signal, actor: input.actor, callId: call.id },
+        {
+          signal: input.signal,
+          actor: input.actor,
+          callId: call.id,
+          ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey(turn, call) } : {}),
+        },
       );
-      return reply(toolResultContent(outcome.result, outcome.isError, this.resultMaxBytes));
+      return toolReply(
+        call,
+        toolResultContent(outcome.result, outcome.isError, Number.POSITIVE_INFINITY),
+        this.resultMaxBytes,
+      );
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return reply(toolResultContent(error.message, true, this.resultMaxBytes));
+      return toolReply(
+        call,
+        toolResultContent(error.message, true, Number.POSITIVE_INFINITY),
+        this.resultMaxBytes,
+      );
     }
   }
 }

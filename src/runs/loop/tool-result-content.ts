@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../platform/state/state-store.js';
+import type { ChatMessage, ToolCall } from '../../providers/chat.types.js';
 
 /** Cuts `text` to at most `maxBytes` of UTF-8 without splitting a character. */
 function utf8Prefix(bytes: Buffer, maxBytes: number): string {
@@ -30,4 +31,17 @@ export function capText(text: string, maxBytes: number): string {
 export function toolResultContent(result: JsonValue, isError: boolean, maxBytes: number): string {
   const text = typeof result === 'string' ? result : JSON.stringify(result);
   return capText(isError ? `error: ${text}` : text, maxBytes);
+}
+
+/**
+ * The tool message answering `call`, as both model loops (AgentLoop and the supervisor) build
+ * it: the call's id and name, and `content` cut to `maxBytes`.
+ */
+export function toolReply(call: ToolCall, content: string, maxBytes: number): ChatMessage {
+  return {
+    role: 'tool',
+    tool_call_id: call.id,
+    name: call.name,
+    content: capText(content, maxBytes),
+  };
 }

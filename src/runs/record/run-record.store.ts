@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { runScope } from '../../platform/state/state-scopes.js';
 import { type JsonValue, type StateKey, StateStore } from '../../platform/state/state-store.js';
-import type { RunRecord } from './run-record.js';
+import type { StoredRun } from './run-record.js';
+import { readStoredRun } from './run-record.mapper.js';
 
 const RECORD = 'record';
 
-export interface VersionedRunRecord {
-  record: RunRecord;
+export interface VersionedRun {
+  run: StoredRun;
   version: number;
 }
 
@@ -16,29 +17,30 @@ const recordKey = (tenantId: string, runId: string): StateKey => ({
   key: RECORD,
 });
 
-/** Run records in the state backend, one entry per (tenant, run). */
+/** Run records in the state backend, one entry per (tenant, run), read in any stored format. */
 @Injectable()
 export class RunRecordStore {
   constructor(private readonly store: StateStore) {}
 
-  async get(tenantId: string, runId: string): Promise<RunRecord | null> {
-    return (await this.getVersioned(tenantId, runId))?.record ?? null;
+  async get(tenantId: string, runId: string): Promise<StoredRun | null> {
+    return (await this.getVersioned(tenantId, runId))?.run ?? null;
   }
 
-  /** The record with its entry version, for a conditional write (a graph's checkpoints). */
-  async getVersioned(tenantId: string, runId: string): Promise<VersionedRunRecord | null> {
+  /** The run with its entry version, for a conditional write (every checkpoint is one). */
+  async getVersioned(tenantId: string, runId: string): Promise<VersionedRun | null> {
     const entry = await this.store.get(recordKey(tenantId, runId));
-    return entry ? { record: entry.value as unknown as RunRecord, version: entry.version } : null;
+    return entry ? { run: readStoredRun(entry.value), version: entry.version } : null;
   }
 
   /**
-   * Writes the record and returns its new version. With `expectedVersion` the write only
-   * happens at that version (StateConflictError otherwise), so a stale owner cannot overwrite.
+   * Writes the run and returns its new version. With `expectedVersion` the write only happens
+   * at that version (0: the run must not exist yet; StateConflictError otherwise), so a process
+   * that lost the run can never overwrite its new owner's checkpoint.
    */
-  async put(record: RunRecord, expectedVersion?: number): Promise<number> {
+  async put(run: StoredRun, expectedVersion?: number): Promise<number> {
     const entry = await this.store.put(
-      recordKey(record.tenant_id, record.run_id),
-      record as unknown as JsonValue,
+      recordKey(run.tenant_id, run.run_id),
+      run as unknown as JsonValue,
       expectedVersion === undefined ? {} : { expectedVersion },
     );
     return entry.version;

@@ -2,7 +2,8 @@ import type { ChatMessage } from '../../providers/chat.types.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { GraphRunState } from '../graph/graph-run-state.js';
 
-export type RunStatus = 'running' | 'completed' | 'failed' | 'paused' | 'denied';
+export type RunStatus =
+  'queued' | 'running' | 'completed' | 'failed' | 'paused' | 'denied' | 'cancelled';
 export type RunFinishReason = 'stop' | 'max_turns' | 'length' | 'error';
 
 /** Why a failed run failed, as the problem the caller received. */
@@ -13,8 +14,9 @@ export interface RunError {
 }
 
 /**
- * A run as stored in the state backend and returned by POST /v1/agent/run and GET /v1/runs/{id}
- * (CONTRACT section 5). `messages` are the messages this run added to its session.
+ * A run as POST /v1/agent/run and GET /v1/runs/{id} answer it (CONTRACT section 5): the API
+ * shape, made from the stored run by `runView`. `messages` are the messages this run added to
+ * its session.
  */
 export interface RunRecord {
   run_id: string;
@@ -40,7 +42,58 @@ export interface RunRecord {
   graph?: GraphRunState;
 }
 
-export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'denied']);
+/** The model's answer of a turn whose tool calls were still running, with the results so far. */
+export interface InFlightTurn {
+  /** 1 for a run's first turn. */
+  number: number;
+  answer: ChatMessage;
+  results: ChatMessage[];
+}
+
+/**
+ * What a plain run needs to go on from where it stood, on any replica: the request's choices,
+ * the session it continues, and the turn in flight. Completed turns are in the session itself
+ * (marked with the run, see SessionRunMark), so they are written once.
+ */
+export interface PlainCheckpoint {
+  toolset: string;
+  model?: string;
+  max_turns: number;
+  /** The caller named the session (it existed, or is to be created under that id). */
+  continues_session: boolean;
+  /** The session's version when the run started: until the run writes it, it must still be. */
+  session_version: number;
+  /** The turn whose tool calls were running, when there is one. */
+  turn: InFlightTurn | null;
+}
+
+/** The stored format this version writes; older records are read by `readStoredRun`. */
+export const RUN_FORMAT = 2;
+
+/**
+ * A run as the state backend keeps it: the API's fields, the format version, and what its
+ * execution needs to go on after a takeover (`loop` for plain runs; a graph's `graph` state is
+ * also part of the API shape).
+ */
+export interface StoredRun extends RunRecord {
+  format: number;
+  /** Plain runs still executing. */
+  loop?: PlainCheckpoint;
+  /** The key id that started the run, for the audit trail of whoever continues it. */
+  actor?: string;
+  /** The span of the run's first execution, which later executions link to. */
+  span_id?: string;
+}
+
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
+  'completed',
+  'failed',
+  'denied',
+  'cancelled',
+]);
 
 /** A run in one of these states is not running: a repeated run id returns it as it is. */
 export const SETTLED_STATUSES: ReadonlySet<RunStatus> = new Set([...TERMINAL_STATUSES, 'paused']);
+
+/** A run in one of these states has work left that its lease holder (or a taker-over) does. */
+export const ACTIVE_STATUSES: ReadonlySet<RunStatus> = new Set(['queued', 'running']);

@@ -4,7 +4,7 @@ import type { AuditSink } from '../../../platform/audit/audit-sink.js';
 import type { RunLimitsConfig } from '../../../platform/config/gateway-config.js';
 import type { ChatCompletion, ChatProvider, ChatRequest } from '../../../providers/chat.types.js';
 import type { SupervisorState } from '../graph-run-state.js';
-import { RunEvents } from '../../lifecycle/run-events.js';
+import type { RunLifecycle } from '../../lifecycle/run-lifecycle.js';
 import type { RunRecordStore } from '../../record/run-record.store.js';
 import type { Tracing } from '../../../platform/telemetry/tracing.service.js';
 import { ToolCallLimitExceeded } from '../../loop/tool-call-budget.js';
@@ -73,6 +73,7 @@ function execution(
     },
   } as unknown as RunRecordStore;
   const record: GraphRecord = {
+    format: 2,
     run_id: 'r1',
     session_id: 's1',
     tenant_id: 't',
@@ -121,7 +122,7 @@ function execution(
     steps,
     provider,
     audit,
-    events: new RunEvents(),
+    lifecycle: { progressed: () => undefined } as unknown as RunLifecycle,
     tracing,
     limits: { ...LIMITS, ...options.limits },
   });

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ChatMessage, ToolCall } from '../../../providers/chat.types.js';
 import type { SupervisorState } from '../graph-run-state.js';
 import { ToolCallBudget } from '../../loop/tool-call-budget.js';
-import { capText } from '../../loop/tool-result-content.js';
+import { toolReply } from '../../loop/tool-result-content.js';
 import type { JsonValue } from '../../../platform/state/state-store.js';
 import type { GraphExecution } from '../graph-execution.js';
 import { GraphEngine } from './graph-engine.js';
@@ -76,12 +76,7 @@ export class SupervisorEngine extends GraphEngine {
     state: SupervisorState,
     call: ToolCall,
   ): Promise<ChatMessage | 'paused'> {
-    const reply = (content: string): ChatMessage => ({
-      role: 'tool',
-      tool_call_id: call.id,
-      name: call.name,
-      content: capText(content, run.limits.toolResultMaxBytes),
-    });
+    const reply = (content: string) => toolReply(call, content, run.limits.toolResultMaxBytes);
     if (!run.state.definition.some((step) => step.id === call.name)) {
       return reply(`error: there is no worker "${call.name}"`);
     }
@@ -94,7 +89,7 @@ export class SupervisorEngine extends GraphEngine {
       state.used += 1;
       state.started_call = call.id;
     }
-    const step = await run.runStep(call.name, call.arguments);
+    const step = await run.runStep(call.name, call.arguments, call.id);
     return reply(step.status === 'completed' ? asText(step.output) : `error: ${step.error ?? ''}`);
   }
 }

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import type { AuditKind } from '../../platform/audit/audit-event.js';
+import { AuditSink } from '../../platform/audit/audit-sink.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
+import { Metrics } from '../../platform/telemetry/metrics.service.js';
+import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
+import { linkTo } from '../../platform/telemetry/tracing.service.js';
+import type { RunStatus, StoredRun } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
+import { RunEvents } from './run-events.js';
+import { insideRun } from './run-lineage.js';
+import { type RunTrace, RunTracing } from './run-tracing.service.js';
+
+/** How an execution of a run began here: a new run, or one continuing a stored run. */
+export type RunResumption = 'takeover' | 'decision';
+
+/** The audit kind of each status a run can settle in. */
+const SETTLED_KINDS: Partial<Record<RunStatus, AuditKind>> = {
+  completed: 'run.completed',
+  failed: 'run.failed',
+  paused: 'run.paused',
+  denied: 'run.denied',
+};
+
+/**
+ * The one lifecycle of every kind of run (plain and graph, whoever started it): its executions
+ * as `invoke_agent` spans inside its lineage, and what observers (studio, metrics) and the audit
+ * trail learn when it starts, moves on, settles or stops on this replica. Plain and graph
+ * execution call only this; neither writes an event or an audit record of its own.
+ */
+@Injectable()
+export class RunLifecycle {
+  constructor(
+    private readonly events: RunEvents,
+    private readonly audit: AuditSink,
+    private readonly tracing: RunTracing,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /**
+   * One execution of `run` in this process: its span (linked to the run's first one when it
+   * resumes) and its lineage, so nothing it causes can start another run.
+   */
+  execute<T extends StoredRun>(
+    run: Pick<StoredRun, 'agent' | 'run_id' | 'session_id' | 'tenant_id' | 'trace_id' | 'span_id'>,
+    options: { topology?: string; resumed?: RunResumption },
+    work: (trace: RunTrace) => Promise<T>,
+  ): Promise<T> {
+    const span: RunSpanInput = {
+      agent: run.agent,
+      runId: run.run_id,
+      sessionId: run.session_id,
+      tenantId: run.tenant_id,
+      ...(options.topology !== undefined ? { topology: options.topology } : {}),
+      ...(options.resumed !== undefined
+        ? { resumed: options.resumed, links: linkTo(run.trace_id, run.span_id) }
+        : {}),
+    };
+    return this.tracing.trace(span, (trace) => insideRun(() => work(trace)));
+  }
+
+  /** A new run was recorded and starts executing here. */
+  started(run: StoredRun, details: { [key: string]: JsonValue }): void {
+    this.events.started(runView(run));
+    this.audit.record({
+      kind: 'run.started',
+      tenantId: run.tenant_id,
+      actor: run.actor,
+      details: { run_id: run.run_id, agent: run.agent, ...details },
+    });
+  }
+
+  /** This process continues a stored run: one whose owner stopped, or one after a decision. */
+  resumed(run: StoredRun, how: RunResumption, takeovers?: number): void {
+    this.events.started(runView(run));
+    if (how !== 'takeover') return;
+    this.metrics.recordLeaseTakeover();
+    this.audit.record({
+      kind: 'run.taken_over',
+      tenantId: run.tenant_id,
+      details: { run_id: run.run_id, ...(takeovers !== undefined ? { takeovers } : {}) },
+    });
+  }
+
+  /** The run moved on: a turn or a step finished. */
+  progressed(run: StoredRun): void {
+    this.events.progressed(runView(run));
+  }
+
+  /** The run's settled state is recorded: completed, failed, denied, or paused for a decision. */
+  settled(run: StoredRun, actor?: string): void {
+    this.events.settled(runView(run));
+    const kind = SETTLED_KINDS[run.status];
+    if (!kind) return;
+    this.audit.record({
+      kind,
+      tenantId: run.tenant_id,
+      actor: actor ?? run.actor,
+      details: {
+        run_id: run.run_id,
+        turns: run.turns,
+        tool_calls: run.tool_calls,
+        ...(run.finish_reason ? { finish_reason: run.finish_reason } : {}),
+        ...(run.status === 'paused' ? { pending_node: run.pending_node ?? null } : {}),
+        ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
+      },
+    });
+  }
+
+  /**
+   * The run stopped on this replica without settling (its lease was lost, the backend went
+   * away, the process is shutting down): nothing is recorded (it goes on elsewhere from its
+   * checkpoint), but observers must not see it running here forever.
+   */
+  stoppedHere(run: StoredRun, why: string): void {
+    this.events.settled({
+      ...runView(run),
+      status: 'failed',
+      finish_reason: 'error',
+      error: {
+        status: 503,
+        type: 'urn:svc:problem:run-stopped',
+        detail: `stopped on this replica (${why}); the run continues from its checkpoint`,
+      },
+      ended_at: new Date().toISOString(),
+    });
+  }
+}

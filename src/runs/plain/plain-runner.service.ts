@@ -1,0 +1,345 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig, RunLimitsConfig } from '../../platform/config/gateway-config.js';
+import { ProblemException } from '../../platform/http/problem.js';
+import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import { sessionScope } from '../../platform/state/state-scopes.js';
+import { StateConflictError } from '../../platform/state/state-store.js';
+import type { ChatMessage } from '../../providers/chat.types.js';
+import {
+  type Conversation,
+  ConversationStore,
+  modelHistory,
+} from '../../sessions/conversation.store.js';
+import { ToolCatalog } from '../../tools/tool-catalog.service.js';
+import type { RunLease } from '../lifecycle/run-lease.js';
+import { RunLifecycle } from '../lifecycle/run-lifecycle.js';
+import { stoppedReason } from '../lifecycle/run-stop.js';
+import { AgentLoop, type LoopFinish } from '../loop/agent-loop.service.js';
+import { ToolCallBudget } from '../loop/tool-call-budget.js';
+import { runError } from '../record/run-error.js';
+import type { PlainCheckpoint, StoredRun } from '../record/run-record.js';
+import { RUN_FORMAT } from '../record/run-record.js';
+import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js';
+import type { RunRequest } from '../run-request.js';
+import { type PlainProgress, readPlainProgress } from './plain-progress.js';
+
+type PlainRun = StoredRun & { loop: PlainCheckpoint };
+
+/** The session a run continues, and whether another run on it waits or is refused. */
+interface SessionClaim {
+  tenantId: string;
+  sessionId: string;
+  /** A session the caller named (a run's own new session needs no lease: nobody else has it). */
+  named: boolean;
+  multitask: RunRequest['multitask'];
+}
+
+const EMPTY_SESSION: Conversation = { messages: [], trimmed: 0, version: 0, updatedAt: null };
+
+function sessionClaim(request: RunRequest, sessionId: string): SessionClaim {
+  return {
+    tenantId: request.tenantId,
+    sessionId,
+    named: request.sessionId !== undefined,
+    multitask: request.multitask,
+  };
+}
+
+/** One execution of a plain run here: the run at its record's version, and who owns what. */
+interface Execution {
+  run: PlainRun;
+  version: number;
+  signal: AbortSignal;
+  /** Checkpoints are written one after another, even when tool calls return together. */
+  writes: Promise<unknown>;
+}
+
+const now = () => new Date().toISOString();
+
+/**
+ * Plain runs (the model with a toolset, continuing a session), durable: the run is recorded
+ * with its checkpoint before the first model call; the model's answer is checkpointed before
+ * its tool calls run, each result that returns while others still run is added to it, and a
+ * completed turn goes into the session (marked with the run) at the version the run last
+ * wrote. A process that takes the run over reads where it stood (readPlainProgress) and goes
+ * on: no answered turn is asked again, no returned tool call runs again, and the call in
+ * flight repeats with the same Idempotency-Key. Every outcome goes through RunLifecycle; a run
+ * that fails on its own is recorded `failed` and returned, one that cannot go on here (lease
+ * lost, backend away, shutdown) throws and leaves its checkpoint for another replica.
+ */
+@Injectable()
+export class PlainRunner {
+  private readonly limits: RunLimitsConfig;
+  private readonly sessionWaitMs: number;
+
+  constructor(
+    private readonly loop: AgentLoop,
+    private readonly catalog: ToolCatalog,
+    private readonly conversations: ConversationStore,
+    private readonly records: RunRecordStore,
+    private readonly leases: LeaseKeeper,
+    private readonly lifecycle: RunLifecycle,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.limits = config.get('runLimits', { infer: true });
+    this.sessionWaitMs = config.get('provider', { infer: true }).timeoutMs;
+  }
+
+  /** Records a new run (it must not exist) and executes it. */
+  start(request: RunRequest, runId: string, lease: RunLease): Promise<StoredRun> {
+    const sessionId = request.sessionId ?? randomUUID();
+    const first = { agent: request.agent, run_id: runId, session_id: sessionId };
+    return this.lifecycle.execute(
+      { ...first, tenant_id: request.tenantId, trace_id: null },
+      {},
+      (trace) =>
+        this.withSession(sessionClaim(request, sessionId), lease, async (signal) => {
+          const session =
+            request.sessionId === undefined
+              ? EMPTY_SESSION
+              : await this.conversations.load(request.tenantId, sessionId);
+          const run: PlainRun = {
+            format: RUN_FORMAT,
+            ...first,
+            tenant_id: request.tenantId,
+            status: 'running',
+            text: '',
+            finish_reason: null,
+            turns: 0,
+            tool_calls: 0,
+            messages: request.input,
+            trace_id: trace.traceId,
+            ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
+            ...(request.metadata ? { metadata: request.metadata } : {}),
+            ...(request.actor !== undefined ? { actor: request.actor } : {}),
+            started_at: now(),
+            ended_at: null,
+            loop: {
+              toolset: request.toolset,
+              ...(request.model !== undefined ? { model: request.model } : {}),
+              max_turns: request.maxTurns,
+              continues_session: request.sessionId !== undefined,
+              session_version: session.version,
+              turn: null,
+            },
+          };
+          const version = await this.records.put(run, 0);
+          this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
+          return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
+        }),
+    );
+  }
+
+  /** Goes on with a stored run whose owner stopped (its lease expired, or a retry claimed it). */
+  resume(stored: VersionedRun & { run: PlainRun }, lease: RunLease): Promise<StoredRun> {
+    const { run } = stored;
+    return this.lifecycle.execute(run, { resumed: 'takeover' }, () =>
+      this.withSession(
+        {
+          tenantId: run.tenant_id,
+          sessionId: run.session_id,
+          named: run.loop.continues_session,
+          multitask: 'enqueue',
+        },
+        lease,
+        (signal) => {
+          this.lifecycle.resumed(run, 'takeover');
+          return this.proceed({ run, version: stored.version, signal, writes: Promise.resolve() });
+        },
+      ),
+    );
+  }
+
+  /**
+   * Runs `work` holding the session's lease when the run continues a named session (a second
+   * run on it waits, `multitask: enqueue`, or is refused, `reject`); its signal aborts when the
+   * run's lease or the session's is lost, or the process stops its runs.
+   */
+  private async withSession<T>(
+    session: SessionClaim,
+    lease: RunLease,
+    work: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    if (!session.named) return work(lease.signal);
+    const { tenantId, sessionId } = session;
+    const key = sessionScope(sessionId);
+    const held: HeldLease | null =
+      session.multitask === 'reject'
+        ? await this.leases.acquire(tenantId, key)
+        : await this.leases.acquireWaiting(tenantId, key, this.sessionWaitMs);
+    if (!held) {
+      throw new ProblemException(
+        409,
+        `session ${JSON.stringify(sessionId)} is busy with another run`,
+        'session-busy',
+      );
+    }
+    try {
+      return await work(AbortSignal.any([lease.signal, held.signal]));
+    } finally {
+      await held.release().catch(() => undefined); // it expires on its own
+    }
+  }
+
+  /**
+   * Executes the run from where its record and session say it stands, to its settled record.
+   * `loaded` is the session when the caller has just read it.
+   */
+  private async proceed(execution: Execution, loaded?: Conversation): Promise<StoredRun> {
+    const { run } = execution;
+    try {
+      const session = loaded ?? (await this.conversations.load(run.tenant_id, run.session_id));
+      const read = readPlainProgress(run, run.loop, session);
+      if (!read.ok) throw new ProblemException(409, read.reason, 'session-conflict');
+      const progress = read.progress;
+      if (progress.turns === 0 && !progress.inFlight) {
+        this.conversations.checkInput({ from: progress.from, own: progress.own });
+      }
+      if (progress.finished) return await this.settle(execution, progress, progress.finished);
+      return await this.runLoop(execution, progress);
+    } catch (error) {
+      const stopped = stoppedReason(error, execution.signal);
+      if (stopped !== null) {
+        this.lifecycle.stoppedHere(run, stopped);
+        throw error;
+      }
+      return this.fail(execution, error);
+    }
+  }
+
+  private async runLoop(execution: Execution, progress: PlainProgress): Promise<StoredRun> {
+    const { run } = execution;
+    const { loop } = run;
+    const { tools } = await this.catalog.view(run.tenant_id, loop.toolset);
+    const inFlightCalls = progress.inFlight?.answer.tool_calls?.length ?? 0;
+    let own = progress.own;
+    let sessionVersion = progress.sessionVersion;
+    let finished: LoopFinish = 'max_turns';
+    await this.loop.run({
+      tenantId: run.tenant_id,
+      toolset: loop.toolset,
+      tools,
+      model: loop.model,
+      messages: [...modelHistory(progress.from), ...own],
+      maxTurns: loop.max_turns,
+      actor: run.actor,
+      signal: execution.signal,
+      budget: new ToolCallBudget(this.limits, progress.toolCalls + inFlightCalls),
+      resume: { turns: progress.turns, inFlight: progress.inFlight },
+      idempotencyKey: (turn, call) => `${run.run_id}/${turn}/${call.id}`,
+      hooks: {
+        answered: (turn) => {
+          loop.turn = turn;
+          run.turns = turn.number;
+          return this.checkpoint(execution);
+        },
+        toolReturned: () => this.checkpoint(execution),
+        turnDone: async (messages, done, finish) => {
+          const turns = done.turns;
+          const toolCalls = progress.toolCalls + done.tool_calls;
+          const saved = await this.saveSession(
+            run,
+            { from: progress.from, own: [...own, ...messages] },
+            sessionVersion,
+            {
+              id: run.run_id,
+              turns,
+              tool_calls: toolCalls,
+              ...(finish ? { finish } : {}),
+            },
+          );
+          own = saved.own;
+          sessionVersion = saved.version;
+          run.turns = turns;
+          run.tool_calls = toolCalls;
+          if (finish) finished = finish;
+          this.lifecycle.progressed(run);
+        },
+      },
+    });
+    return this.settle(
+      execution,
+      { ...progress, own, turns: run.turns, toolCalls: run.tool_calls },
+      finished,
+    );
+  }
+
+  /** Writes the session after a turn; another run having written it is a session conflict. */
+  private async saveSession(
+    run: PlainRun,
+    update: { from: PlainProgress['from']; own: ChatMessage[] },
+    version: number,
+    mark: { id: string; turns: number; tool_calls: number; finish?: LoopFinish },
+  ) {
+    try {
+      return await this.conversations.save(run.tenant_id, run.session_id, update, version, mark);
+    } catch (error) {
+      if (!(error instanceof StateConflictError)) throw error;
+      throw new ProblemException(
+        409,
+        `session ${JSON.stringify(run.session_id)} was changed by another run during this one`,
+        'session-conflict',
+      );
+    }
+  }
+
+  /** The checkpoint of the turn in flight, written after the ones before it. */
+  private checkpoint(execution: Execution): Promise<void> {
+    const write = execution.writes.then(async () => {
+      execution.signal.throwIfAborted();
+      execution.version = await this.records.put(execution.run, execution.version);
+    });
+    execution.writes = write.catch(() => undefined);
+    return write;
+  }
+
+  /** The loop ended and the session holds it: the run is recorded `completed`. */
+  private async settle(
+    execution: Execution,
+    progress: Pick<PlainProgress, 'own' | 'turns' | 'toolCalls'>,
+    finish: LoopFinish,
+  ): Promise<StoredRun> {
+    const { run } = execution;
+    const reply = progress.own.findLast((message) => message.role === 'assistant');
+    const settled: StoredRun = {
+      ...withoutLoop(run),
+      status: 'completed',
+      text: reply?.content ?? '',
+      finish_reason: finish,
+      turns: progress.turns,
+      tool_calls: progress.toolCalls,
+      messages: progress.own,
+      ended_at: now(),
+    };
+    await execution.writes;
+    execution.version = await this.records.put(settled, execution.version);
+    this.lifecycle.settled(settled);
+    return settled;
+  }
+
+  /**
+   * The run failed on its own (the model failed, asked for too much, the session conflicted):
+   * recorded `failed` with the problem its caller gets. If even that cannot be written, the run
+   * is not settled: the write's error propagates and the run stays with its checkpoint.
+   */
+  private async fail(execution: Execution, error: unknown): Promise<StoredRun> {
+    const failed: StoredRun = {
+      ...withoutLoop(execution.run),
+      status: 'failed',
+      finish_reason: 'error',
+      error: runError(error),
+      ended_at: now(),
+    };
+    await execution.writes;
+    execution.version = await this.records.put(failed, execution.version);
+    this.lifecycle.settled(failed);
+    return failed;
+  }
+}
+
+function withoutLoop(run: PlainRun): StoredRun {
+  const { loop, ...rest } = run;
+  return rest;
+}
