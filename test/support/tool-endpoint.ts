@@ -22,7 +22,7 @@ export interface ToolEndpoint {
  * A local HTTP server standing in for tenants' tool endpoints. Routes:
  * `/echo` answers `{received: <body>}`, `/is-error` a tool-level error, `/fail` HTTP 500,
  * `/slow` answers after 3 s, `/sleep/<ms>` `{slept: ms, received}` after ms, `/hold` never
- * answers (until closed), `/hold-first` holds only its first call, `/not-json` plain text, `/huge` 2 MiB of JSON, `/empty` 204.
+ * answers (until closed), `/hold-first[/<tag>]` holds only the first call of that path, `/not-json` plain text, `/huge` 2 MiB of JSON, `/empty` 204.
  */
 export async function startToolEndpoint(): Promise<ToolEndpoint> {
   const received: ReceivedCall[] = [];
@@ -55,6 +55,11 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
         res.on('close', () => clearTimeout(timer));
         return;
       }
+      if (/^\/hold-first(\/[\w-]+)?$/.test(path)) {
+        // The first call never gets an answer (its caller is about to die); later ones do.
+        if (received.filter((earlier) => earlier.path === path).length === 1) return;
+        return json(200, { released: true });
+      }
       switch (path) {
         case '/echo':
           return json(200, { received: body });
@@ -69,10 +74,6 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
         }
         case '/hold':
           return;
-        case '/hold-first':
-          // The first call never gets an answer (its caller is about to die); later ones do.
-          if (received.filter((earlier) => earlier.path === path).length === 1) return;
-          return json(200, { released: true });
         case '/not-json':
           res.writeHead(200, { 'content-type': 'text/plain' });
           return res.end('hello');

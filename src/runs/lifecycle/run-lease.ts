@@ -1,9 +1,25 @@
-import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { runScope } from '../../platform/state/state-scopes.js';
 
 /** How long shutdown waits for this process's runs to stop and hand their leases over. */
 const STOP_WAIT_MS = 10_000;
+
+/**
+ * When, within a drain of `drainMs`, runs still executing are stopped: late enough that most
+ * runs finish in the drain, early enough that the stopped ones hand over and answer their
+ * callers (503) before the drain cuts the connections.
+ */
+export function stopRunsAfterMs(drainMs: number): number {
+  return Math.max(0, drainMs - Math.min(1000, drainMs / 2));
+}
 
 /** Why a run stopped on this replica while it still had work: the process is shutting down. */
 export class ShuttingDown extends Error {
@@ -52,18 +68,27 @@ export class RunLease {
 /**
  * Claims run leases (`run:<id>`, renewed every TTL/3 by LeaseKeeper) for every way a run is
  * executed here: a new run, a retried run id, an approval decision, a takeover by the sweep. At
- * shutdown it stops every run this process still executes (their signal aborts with
- * ShuttingDown), so they hand their leases over before the state backend closes and another
- * replica continues them from their checkpoints: a run never executes on two replicas at once.
+ * shutdown, runs get the drain (SVC_SHUTDOWN_TIMEOUT_MS) to finish; shortly before it ends,
+ * every run this process still executes is stopped (its signal aborts with ShuttingDown), so it
+ * hands its lease over while its caller can still be answered and before the state backend
+ * closes, and another replica continues it from its checkpoint: a run never executes on two
+ * replicas at once.
  */
 @Injectable()
-export class RunLeases implements OnApplicationShutdown {
+export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(RunLeases.name);
   private readonly stopping = new AbortController();
   private readonly held = new Set<RunLease>();
   private readonly idle: Array<() => void> = [];
+  private readonly drainMs: number;
+  private stopTimer?: NodeJS.Timeout;
 
-  constructor(private readonly leases: LeaseKeeper) {}
+  constructor(
+    private readonly leases: LeaseKeeper,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.drainMs = config.get('server', { infer: true }).shutdownTimeoutMs;
+  }
 
   /** The run's lease, or null while another process (or request here) holds it. */
   async claim(tenantId: string, runId: string): Promise<RunLease | null> {
@@ -80,9 +105,15 @@ export class RunLeases implements OnApplicationShutdown {
     return lease;
   }
 
+  /** The drain begins (the HTTP server stops accepting): runs are stopped before it ends. */
+  beforeApplicationShutdown(): void {
+    this.stopTimer = setTimeout(() => this.stopRuns(), stopRunsAfterMs(this.drainMs));
+    this.stopTimer.unref();
+  }
+
   /** Stops this process's runs and waits (bounded) until each has given its lease up. */
   async onApplicationShutdown(): Promise<void> {
-    this.stopping.abort(new ShuttingDown());
+    this.stopRuns();
     if (this.held.size === 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, STOP_WAIT_MS);
@@ -91,6 +122,11 @@ export class RunLeases implements OnApplicationShutdown {
         resolve();
       });
     });
+  }
+
+  private stopRuns(): void {
+    clearTimeout(this.stopTimer);
+    if (!this.stopping.signal.aborted) this.stopping.abort(new ShuttingDown());
   }
 
   private forget(lease: RunLease): void {

@@ -1,4 +1,5 @@
 import {
+  type BeforeApplicationShutdown,
   Injectable,
   Logger,
   type OnApplicationBootstrap,
@@ -23,7 +24,9 @@ const SWEEP_BATCH = 20;
  * a lease whose run settled, or was never recorded). No retry by the client is needed.
  */
 @Injectable()
-export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdown {
+export class RunRecovery
+  implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger(RunRecovery.name);
   private readonly inFlight = new Set<Promise<void>>();
   private timer?: NodeJS.Timeout;
@@ -50,9 +53,14 @@ export class RunRecovery implements OnApplicationBootstrap, OnApplicationShutdow
     this.timer.unref();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** A draining replica takes no run over: it would only hand it over again. */
+  beforeApplicationShutdown(): void {
     this.stopped = true;
     clearInterval(this.timer);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.beforeApplicationShutdown();
     // RunLeases stops the runs themselves; these promises end once they have handed over.
     await Promise.allSettled(this.inFlight);
   }

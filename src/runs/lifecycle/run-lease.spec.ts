@@ -1,0 +1,84 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import type { HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import { RunLeases, ShuttingDown, stopRunsAfterMs } from './run-lease.js';
+
+/** A lease keeper whose leases record how they were given up, and can be made to fail. */
+function keeper(options: { failGivingUp?: boolean; taken?: boolean } = {}) {
+  const ended: string[] = [];
+  const lost = new AbortController();
+  const fake = {
+    acquire: (_tenant: string, key: string): Promise<HeldLease | null> => {
+      if (options.taken) return Promise.resolve(null);
+      const giveUp = (how: string) => () => {
+        ended.push(`${how} ${key}`);
+        return options.failGivingUp
+          ? Promise.reject(new Error('database down'))
+          : Promise.resolve();
+      };
+      return Promise.resolve({
+        key,
+        signal: lost.signal,
+        release: giveUp('released'),
+        handOver: giveUp('handed over'),
+      } as unknown as HeldLease);
+    },
+  };
+  return { keeper: fake as unknown as LeaseKeeper, ended, lost };
+}
+
+const config = (shutdownTimeoutMs = 1000) =>
+  ({ get: () => ({ shutdownTimeoutMs }) }) as unknown as ConfigService<GatewayConfig, true>;
+
+describe('RunLeases', () => {
+  it('never fails a run because its lease could not be given up', async () => {
+    const { keeper: leases, ended } = keeper({ failGivingUp: true });
+    const runs = new RunLeases(leases, config());
+    const settled = await runs.claim('acme', 'r1');
+    await expect(settled!.finish()).resolves.toBeUndefined();
+    const unfinished = await runs.claim('acme', 'r2');
+    await expect(unfinished!.handOver()).resolves.toBeUndefined();
+    expect(ended).toEqual(['released run:r1', 'handed over run:r2']);
+  });
+
+  it('answers null while another owner holds the lease', async () => {
+    const runs = new RunLeases(keeper({ taken: true }).keeper, config());
+    expect(await runs.claim('acme', 'r1')).toBeNull();
+  });
+
+  it("aborts a run's signal when its lease is lost", async () => {
+    const { keeper: leases, lost } = keeper();
+    const lease = await new RunLeases(leases, config()).claim('acme', 'r1');
+    lost.abort(new Error('taken over'));
+    expect(lease!.signal.aborted).toBe(true);
+  });
+
+  it('at shutdown stops every run, waits until each handed its lease over, and claims no more', async () => {
+    const { keeper: leases, ended } = keeper();
+    const runs = new RunLeases(leases, config());
+    const lease = await runs.claim('acme', 'r1');
+    lease!.signal.addEventListener('abort', () => void lease!.handOver());
+    await runs.onApplicationShutdown();
+    expect(lease!.signal.reason).toBeInstanceOf(ShuttingDown);
+    expect(ended).toEqual(['handed over run:r1']);
+    await expect(runs.claim('acme', 'r2')).rejects.toBeInstanceOf(ShuttingDown);
+  });
+
+  it('lets runs use the drain, stopping them before the drain cuts their callers off', async () => {
+    const { keeper: leases } = keeper();
+    const runs = new RunLeases(leases, config(200));
+    const lease = await runs.claim('acme', 'r1');
+    runs.beforeApplicationShutdown();
+    expect(lease!.signal.aborted).toBe(false);
+    await new Promise((resolve) => lease!.signal.addEventListener('abort', resolve));
+    expect(lease!.signal.reason).toBeInstanceOf(ShuttingDown);
+    await lease!.handOver();
+  });
+
+  it('stops runs up to a second before the drain ends, and at once without a drain', () => {
+    expect(stopRunsAfterMs(25_000)).toBe(24_000);
+    expect(stopRunsAfterMs(1000)).toBe(500);
+    expect(stopRunsAfterMs(0)).toBe(0);
+  });
+});
