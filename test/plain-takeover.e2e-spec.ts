@@ -9,6 +9,8 @@ import { type CliResult, collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { MockModel, type SeenRequest, completion, lastUserText } from './support/mock-model.js';
 import { freePort } from './support/net.js';
+import { dsnFor } from './support/postgres.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 import {
   type ReceivedCall,
   type ToolEndpoint,
@@ -219,5 +221,38 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
     expect(await res.json()).toMatchObject({ type: 'urn:svc:problem:shutting-down' });
     expect((await owner.exited).code).toBe(0);
     expectCompletedOnce('drain', await waitSettled('drain'));
+  });
+
+  it('a database outage at the owner: it stops the run (503), a survivor completes it, the owner serves again', async () => {
+    const target = new URL(fixture.database!.dsn);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    try {
+      const owner = await startOwner({
+        SVC_STATE_DSN: dsnFor(
+          fixture.database!.name,
+          `postgres://postgres@127.0.0.1:${proxy.port}/x`,
+        ),
+      });
+      const { answer } = await startRunInside('outage', owner);
+      await proxy.stop();
+      // The owner can no longer renew the lease: past its TTL it stops the run it can't record.
+      const res = await answer;
+      if (!(res instanceof Response)) throw new Error(`the caller got no answer: ${String(res)}`);
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(await res.json()).toMatchObject({ type: 'urn:svc:problem:state-unavailable' });
+      expectCompletedOnce('outage', await waitSettled('outage'));
+
+      await proxy.start();
+      await waitReady(owner.url, 20_000);
+      const seen = await request(owner.url)
+        .get(`/v1/runs/plain-outage?tenant_id=${TENANT}`)
+        .set(auth)
+        .expect(200);
+      expect(seen.body).toMatchObject({ status: 'completed', text: 'done outage' });
+    } finally {
+      await proxy.stop();
+    }
   });
 });
