@@ -11,6 +11,7 @@ import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from './delivery-backoff.js';
+import { deliveryKey } from './message-ids.js';
 import type { AttemptResult, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
 import { ReplyProducer } from './reply-producer.service.js';
@@ -145,7 +146,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private async attempt(entry: OutboxEntry): Promise<void> {
-    const outcome = await this.channels.get(entry.channel).deliver(entry.reply ?? '');
+    const outcome = await this.channels
+      .get(entry.channel)
+      .deliver(entry.reply ?? '', deliveryKey(entry.tenantId, entry.id));
     const attempt = entry.attempts + 1;
     // The chat system's own words are for the operator's log; the entry keeps the reason only.
     const said = !outcome.ok && outcome.upstream ? ` (upstream: ${outcome.upstream})` : '';
