@@ -5,9 +5,9 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { HttpAdapterHost } from '@nestjs/core';
 import { AuditSink } from '../platform/audit/audit-sink.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ServingSignal } from '../platform/http/serving-signal.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from './delivery-backoff.js';
@@ -52,7 +52,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly leases: LeaseKeeper,
     private readonly producer: ReplyProducer,
     private readonly audit: AuditSink,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly serving: ServingSignal,
     config: ConfigService<GatewayConfig, true>,
   ) {
     const messaging = config.get('messaging', { infer: true });
@@ -63,11 +63,12 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * Polls in processes that serve HTTP (`svc serve`). `svc run` builds the same modules as a
-   * context without a server, and a one-off CLI run must not deliver or recover other messages.
+   * Polls once the process serves HTTP (ServingSignal). `svc run` builds the same modules as a
+   * context without a server, and a one-off CLI run must not deliver or recover other messages;
+   * nor may a `svc serve` that could not listen.
    */
   onApplicationBootstrap(): void {
-    if (this.adapterHost.httpAdapter) this.schedule();
+    this.serving.whenServing(() => this.schedule());
   }
 
   /** Runs before the HTTP server and the pool close: stop polling, let work in flight finish. */
