@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import request from 'supertest';
 import { stateMigrations } from '../migrations/index.js';
 import { freePort } from './support/net.js';
@@ -153,6 +155,53 @@ describe('svc serve', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('svc gateway listening on http://127.0.0.1:');
     await expect(request(url).get('/healthz')).rejects.toThrow();
+  });
+
+  it('exits 1 with one line when its port is taken, instead of running without a listener', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const result = await runSvc(['serve', '--port', String(port)], fixture.env, 30_000);
+      expect(result.signal).toBeNull(); // it ended by itself, not by the test's kill
+      expect(result.code).toBe(1);
+      expect(result.stderr.split('\n').filter(Boolean)).toEqual([
+        `svc: cannot listen on 127.0.0.1:${port}: address already in use`,
+      ]);
+      expect(result.stdout).not.toContain('svc gateway listening');
+    } finally {
+      taken.close();
+    }
+  });
+});
+
+describe('svc serve that cannot start (PostgreSQL: an open pool must not keep it alive)', () => {
+  let fixture: BackendFixture;
+  beforeAll(async () => {
+    fixture = await createBackend('postgres');
+  });
+  afterAll(async () => fixture?.cleanup());
+
+  it('exits 2 with one line when the board file cannot be opened', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-board-'));
+    const file = join(dir, 'not-a-directory');
+    writeFileSync(file, 'the board wants a directory here');
+    const child = spawnSvc(['serve', '--port', String(await freePort())], {
+      ...fixture.env,
+      SVC_BOARD_DB: join(file, 'board.sqlite'),
+    });
+    let reportedAt = 0;
+    child.stderr?.once('data', () => (reportedAt = Date.now()));
+    const result = await collect(child, 30_000);
+    // Reported, then gone at once: no idle pool connection keeps it alive for seconds.
+    expect(Date.now() - reportedAt).toBeLessThan(3_000);
+    expect(result.signal).toBeNull();
+    expect(result.code).toBe(2);
+    const lines = result.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^svc: invalid configuration: SVC_BOARD_DB ".*board\.sqlite" cannot be opened: /,
+    );
   });
 });
 

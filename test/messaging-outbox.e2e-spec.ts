@@ -86,6 +86,22 @@ describe.each(BACKENDS)('messaging outbox: retries, failures and restarts (%s)',
     expect(callsFor('flaky')).toHaveLength(4);
   });
 
+  it('sends the same Idempotency-Key on every attempt of one delivery, another on the next', async () => {
+    rules.set('keyed', (i) => (i === 0 ? { status: 500 } : {}));
+    const body = await send('keyed');
+    await waitUntil(async () => (await entry(body.id))?.status === 'delivered', 'delivered');
+    const keys = callsFor('keyed').map((c) => [c.status, c.headers['idempotency-key']]);
+    expect(keys).toEqual([
+      [500, `acme/${body.id}`],
+      [200, `acme/${body.id}`],
+    ]);
+    const other = await send('keyed too');
+    await waitUntil(async () => (await entry(other.id))?.status === 'delivered', 'delivered');
+    expect(callsFor('keyed too').map((c) => c.headers['idempotency-key'])).toEqual([
+      `acme/${other.id}`,
+    ]);
+  });
+
   it('waits at least the Retry-After of a 429', async () => {
     rules.set('rate limited', (i) =>
       i === 0 ? { status: 429, headers: { 'Retry-After': '1' } } : {},
@@ -152,6 +168,10 @@ describe.each(BACKENDS)('messaging outbox: retries, failures and restarts (%s)',
     const calls = callsFor('survives restart');
     expect(calls.filter((c) => c.status === 200)).toHaveLength(1);
     expect(calls.length).toBe(before + 1);
+    // The restarted process repeats the delivery under the same key.
+    expect(new Set(calls.map((c) => c.headers['idempotency-key']))).toEqual(
+      new Set([`acme/${body.id}`]),
+    );
   });
 
   it('runs and answers an event whose process stopped before its run finished', async () => {

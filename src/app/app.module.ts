@@ -21,6 +21,7 @@ import type { EgressLookup } from '../platform/http/egress-agent.js';
 import { EgressModule } from '../platform/http/egress.module.js';
 import { jsonBody, jsonOnly } from '../platform/http/json-body.middleware.js';
 import { ProblemFilter } from '../platform/http/problem.filter.js';
+import { ServingModule } from '../platform/http/serving.module.js';
 import { createValidationPipe } from '../platform/http/validation.pipe.js';
 import { configSecrets } from '../platform/logging/config-secrets.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
@@ -65,6 +66,7 @@ export class AppModule implements NestModule {
         TelemetryModule.forRoot(config.telemetry),
         LoggingModule.forRoot(config.server, options.logDestination, configSecrets(config)),
         EgressModule.forRoot(options.egressLookup),
+        ServingModule,
         AuditModule,
         AuthModule,
         RateLimitModule,

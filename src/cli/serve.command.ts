@@ -4,10 +4,32 @@ import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createGatewayApp } from '../app/create-app.js';
 import { type ServeOptions, serveConfig } from './serve-config.js';
+import { startError } from './start-failure.js';
 import { SvcCommand } from './svc-command.js';
 
 /** How often idle keep-alive connections are closed while draining. */
 const IDLE_SWEEP_MS = 100;
+/** A process that failed to start exits by then even if a library still holds a handle. */
+const FAILED_START_EXIT_MS = 3_000;
+
+/** Closes the app, giving up after `ms` (a failed start must not hang on a half-open pool). */
+async function closeWithin(app: NestExpressApplication, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    app.close().catch(() => undefined),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * Arms an exit for a failed start: the error is reported and the process ends on its own once
+ * nothing holds it (the timer is unref'd), or a few seconds later regardless.
+ */
+function exitSoon(failure: Error): Error {
+  setTimeout(() => process.exit(process.exitCode ?? 1), FAILED_START_EXIT_MS).unref();
+  return failure;
+}
 
 /**
  * Closes the app on SIGTERM/SIGINT: stop accepting, let in-flight requests finish (closing each
@@ -45,9 +67,22 @@ function closeOnSignals(app: NestExpressApplication, drainMs: number): Promise<v
 export class ServeCommand extends SvcCommand {
   async run(_args: string[], options: ServeOptions = {}): Promise<void> {
     const config = serveConfig(options);
-    const app = await createGatewayApp(config);
+    const { host, port } = config.server;
+    let app: NestExpressApplication;
+    try {
+      app = await createGatewayApp(config);
+    } catch (error) {
+      throw exitSoon(startError(error, host, port));
+    }
     const closed = closeOnSignals(app, config.server.shutdownTimeoutMs);
-    await app.listen(config.server.port, config.server.host);
+    try {
+      await app.listen(port, host);
+    } catch (error) {
+      // Init (module hooks, migrations) or listen failed. Nothing in the background has started
+      // (it waits for the server to listen); close what init opened (the pool, the board file).
+      await closeWithin(app, config.server.shutdownTimeoutMs);
+      throw exitSoon(startError(error, host, port));
+    }
     app
       .get(Logger)
       .log(`svc gateway listening on http://${config.server.host}:${config.server.port}`, 'Serve');

@@ -19,7 +19,8 @@ export abstract class ChannelAdapter {
   /** The webhook's JSON message for a reply. */
   abstract render(text: string): unknown;
 
-  deliver(text: string): Promise<DeliveryOutcome> {
+  /** Posts a reply; `idempotencyKey` is the same on every attempt of one delivery. */
+  deliver(text: string, idempotencyKey: string): Promise<DeliveryOutcome> {
     if (this.url === undefined) {
       return Promise.resolve({
         ok: false,
@@ -27,6 +28,6 @@ export abstract class ChannelAdapter {
         error: `channel ${this.channel} has no webhook configured`,
       });
     }
-    return postWebhook(this.url, this.render(text));
+    return postWebhook(this.url, this.render(text), { idempotencyKey });
   }
 }

@@ -49,7 +49,7 @@ describe('an adapter without a webhook address', () => {
   it('is not configured and refuses to deliver, for good', async () => {
     const slack = new SlackWebhookAdapter(undefined);
     expect(slack.configured).toBe(false);
-    await expect(slack.deliver('hi')).resolves.toEqual({
+    await expect(slack.deliver('hi', 'acme/msg-1')).resolves.toEqual({
       ok: false,
       retryable: false,
       error: 'channel chata has no webhook configured',

@@ -18,3 +18,12 @@ export function messageId(channel: Channel, eventId: string): string {
 export function conversationSessionId(channel: Channel, conversationId: string): string {
   return `conv-${digest(channel, conversationId)}`;
 }
+
+/**
+ * The `Idempotency-Key` of an entry's delivery: the same on every attempt and on every replica.
+ * The entry id alone would not do: it is unique per tenant only, and every tenant's replies on a
+ * channel go to the one webhook the operator configured.
+ */
+export function deliveryKey(tenantId: string, entryId: string): string {
+  return `${tenantId}/${entryId}`;
+}

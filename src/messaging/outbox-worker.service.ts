@@ -5,12 +5,13 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { HttpAdapterHost } from '@nestjs/core';
 import { AuditSink } from '../platform/audit/audit-sink.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ServingSignal } from '../platform/http/serving-signal.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from './delivery-backoff.js';
+import { deliveryKey } from './message-ids.js';
 import type { AttemptResult, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
 import { ReplyProducer } from './reply-producer.service.js';
@@ -51,7 +52,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly leases: LeaseKeeper,
     private readonly producer: ReplyProducer,
     private readonly audit: AuditSink,
-    private readonly adapterHost: HttpAdapterHost,
+    private readonly serving: ServingSignal,
     config: ConfigService<GatewayConfig, true>,
   ) {
     const messaging = config.get('messaging', { infer: true });
@@ -62,11 +63,12 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   /**
-   * Polls in processes that serve HTTP (`svc serve`). `svc run` builds the same modules as a
-   * context without a server, and a one-off CLI run must not deliver or recover other messages.
+   * Polls once the process serves HTTP (ServingSignal). `svc run` builds the same modules as a
+   * context without a server, and a one-off CLI run must not deliver or recover other messages;
+   * nor may a `svc serve` that could not listen.
    */
   onApplicationBootstrap(): void {
-    if (this.adapterHost.httpAdapter) this.schedule();
+    this.serving.whenServing(() => this.schedule());
   }
 
   /** Runs before the HTTP server and the pool close: stop polling, let work in flight finish. */
@@ -145,7 +147,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   }
 
   private async attempt(entry: OutboxEntry): Promise<void> {
-    const outcome = await this.channels.get(entry.channel).deliver(entry.reply ?? '');
+    const outcome = await this.channels
+      .get(entry.channel)
+      .deliver(entry.reply ?? '', deliveryKey(entry.tenantId, entry.id));
     const attempt = entry.attempts + 1;
     // The chat system's own words are for the operator's log; the entry keeps the reason only.
     const said = !outcome.ok && outcome.upstream ? ` (upstream: ${outcome.upstream})` : '';

@@ -8,6 +8,7 @@ describe('postWebhook', () => {
   let server: Server;
   let base = '';
   const received: unknown[] = [];
+  const keys: Array<string | undefined> = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -15,6 +16,7 @@ describe('postWebhook', () => {
       req.on('data', (chunk: Buffer) => (text += chunk.toString()));
       req.on('end', () => {
         received.push(JSON.parse(text));
+        keys.push(req.headers['idempotency-key'] as string | undefined);
         const answers: Record<string, () => void> = {
           '/ok': () => res.writeHead(200).end('ok'),
           '/accepted': () => res.writeHead(202).end(),
@@ -49,6 +51,13 @@ describe('postWebhook', () => {
     });
     expect(received.at(-1)).toEqual({ text: 'hi' });
     await expect(postWebhook(`${base}/accepted`, {})).resolves.toEqual({ ok: true, status: 202 });
+  });
+
+  it('sends the idempotency key as Idempotency-Key, and none without one', async () => {
+    await postWebhook(`${base}/ok`, {}, { idempotencyKey: 'acme/msg-1' });
+    expect(keys.at(-1)).toBe('acme/msg-1');
+    await postWebhook(`${base}/ok`, {});
+    expect(keys.at(-1)).toBeUndefined();
   });
 
   it('marks 5xx and 429 retryable, with Retry-After', async () => {
@@ -108,7 +117,7 @@ describe('postWebhook', () => {
     const unreachable = await postWebhook(`http://127.0.0.1:${closed}/secret-path`, {});
     expect(unreachable).toMatchObject({ ok: false, retryable: true, error: 'webhook unreachable' });
     expect(JSON.stringify(unreachable)).not.toContain('secret-path');
-    await expect(postWebhook(`${base}/slow`, {}, 100)).resolves.toEqual({
+    await expect(postWebhook(`${base}/slow`, {}, { timeoutMs: 100 })).resolves.toEqual({
       ok: false,
       retryable: true,
       error: 'webhook did not answer within 100 ms',

@@ -3,6 +3,10 @@ import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../platform/http/bounded-body.js';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyHeaderValue,
+} from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../platform/http/outbound.js';
 import { urlSecrets } from '../platform/logging/config-secrets.js';
 import { SecretScrubber } from '../platform/logging/scrub-secrets.js';
@@ -22,6 +26,12 @@ export type DeliveryOutcome =
   | { ok: true; status: number }
   | { ok: false; retryable: boolean; retryAfterMs?: number; error: string; upstream?: string };
 
+export interface WebhookPost {
+  /** Sent as `Idempotency-Key`: the same on every attempt of one delivery. */
+  idempotencyKey?: string;
+  timeoutMs?: number;
+}
+
 /** Worth another attempt: rate limited, a server-side failure, or no answer at all. */
 function retryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status <= 599);
@@ -31,12 +41,13 @@ function retryableStatus(status: number): boolean {
  * POSTs a JSON message to a chat system's incoming webhook. Redirects are not followed (the
  * address is a credential, and a redirect would hand the message to another host); 2xx is
  * delivered; 408, 429, 5xx, network errors and timeouts may be retried; other answers will not
- * change by retrying.
+ * change by retrying. An idempotency key goes out as `Idempotency-Key`, so a receiver can tell a
+ * repeated delivery (a retry, or another replica's after a takeover) from a new message.
  */
 export async function postWebhook(
   url: string,
   message: unknown,
-  timeoutMs = DELIVERY_TIMEOUT_MS,
+  { idempotencyKey, timeoutMs = DELIVERY_TIMEOUT_MS }: WebhookPost = {},
 ): Promise<DeliveryOutcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
   // Built only on failure: the address's secret parts (path, query, password) in every spelling.
@@ -45,7 +56,13 @@ export async function postWebhook(
   try {
     const response = await request(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': GATEWAY_USER_AGENT },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': GATEWAY_USER_AGENT,
+        ...(idempotencyKey === undefined
+          ? {}
+          : { [IDEMPOTENCY_KEY_HEADER]: idempotencyHeaderValue(idempotencyKey) }),
+      },
       body: JSON.stringify(message),
       signal: timeout,
       dispatcher: operatorEgress,

@@ -14,7 +14,8 @@ const TIMEOUT_MS = 300;
 
 /**
  * A real local endpoint: `/ok` echoes, `/hang` never answers, `/stream` sends 2 MiB in chunks,
- * `/fail` answers 500, `/reset` resets the connection, `/close` closes it without an answer.
+ * `/fail` answers 500, `/reset` resets the connection, `/close` closes it without an answer,
+ * `/headers` answers the request's headers.
  */
 function startServer(): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
@@ -31,6 +32,7 @@ function startServer(): Promise<{ server: Server; url: string }> {
     }
     if (req.url === '/fail') return res.writeHead(500).end('{"error":"secret internals"}');
     if (req.url === '/not-json') return res.end('hello');
+    if (req.url === '/headers') return res.end(JSON.stringify(req.headers));
     if (req.url === '/reset') return req.socket.resetAndDestroy();
     if (req.url === '/close') return req.socket.end();
     req.pipe(res);
@@ -102,6 +104,21 @@ describe('HttpToolInvoker', () => {
     });
   });
 
+  it('sends the idempotency key as Idempotency-Key, and none without one', async () => {
+    const headers = async (idempotencyKey?: string) =>
+      (
+        (await invoker.invoke(target('/headers'), {}, { idempotencyKey })).result as {
+          [name: string]: string;
+        }
+      )['idempotency-key'];
+    expect(await headers('run-1/2/call_a')).toBe('run-1/2/call_a');
+    expect(await headers(undefined)).toBeUndefined();
+    // A model's call id may hold anything: such a key travels as its stable digest.
+    const unfit = await headers('run-1/1/call\n\u00e9');
+    expect(unfit).toMatch(/^sha256:[A-Za-z0-9_-]{43}$/);
+    expect(await headers('run-1/1/call\n\u00e9')).toBe(unfit);
+  });
+
   it('times out with 504 after tools.timeoutMs', async () => {
     const started = Date.now();
     expect(await problemOf(invoker.invoke(target('/hang'), {}))).toMatchObject({
@@ -113,7 +130,7 @@ describe('HttpToolInvoker', () => {
 
   it("rejects with the caller's abort reason, not as a tool failure", async () => {
     const controller = new AbortController();
-    const call = invoker.invoke(target('/hang'), {}, controller.signal);
+    const call = invoker.invoke(target('/hang'), {}, { signal: controller.signal });
     const reason = new Error('run cancelled');
     setTimeout(() => controller.abort(reason), 20);
     await expect(call).rejects.toBe(reason);

@@ -4,6 +4,10 @@ import { type Dispatcher, request } from 'undici';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { discardBody, readBoundedBytes } from '../platform/http/bounded-body.js';
 import { EgressRefusedError } from '../platform/http/egress-agent.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyHeaderValue,
+} from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
@@ -17,6 +21,14 @@ export interface HttpToolTarget {
   toolset: string;
   name: string;
   url: string;
+}
+
+/** What one call adds to its target. */
+export interface HttpToolCall {
+  /** Cancels the call; the promise then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Sent as `Idempotency-Key` (see idempotencyHeaderValue); no header when unset. */
+  idempotencyKey?: string;
 }
 
 /**
@@ -75,6 +87,8 @@ function originOf(url: string): string {
  * 504 `tool-timeout` after SVC_TOOL_TIMEOUT_MS, and a 502 naming the reason when the URL itself
  * is refused (that needs no network, so it tells nothing about it). When the caller's signal
  * aborts, its reason is thrown as is (the caller is cancelling, the tool did not fail).
+ * A call with an idempotency key sends it as `Idempotency-Key`, so an endpoint can recognise
+ * the repeat of a call that a takeover ran again.
  */
 @Injectable()
 export class HttpToolInvoker {
@@ -89,7 +103,11 @@ export class HttpToolInvoker {
     this.timeoutMs = config.get('tools', { infer: true }).timeoutMs;
   }
 
-  async invoke(target: HttpToolTarget, args: JsonValue, signal?: AbortSignal): Promise<ToolResult> {
+  async invoke(
+    target: HttpToolTarget,
+    args: JsonValue,
+    { signal, idempotencyKey }: HttpToolCall = {},
+  ): Promise<ToolResult> {
     // Checked again at call time: the allow-list may have narrowed since registration.
     const refusal = this.endpoints.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
@@ -99,6 +117,7 @@ export class HttpToolInvoker {
       return await this.exchange(
         target,
         args,
+        idempotencyKey,
         signal ? AbortSignal.any([timeout, signal]) : timeout,
       );
     } catch (error) {
@@ -129,6 +148,7 @@ export class HttpToolInvoker {
   private async exchange(
     target: HttpToolTarget,
     args: JsonValue,
+    idempotencyKey: string | undefined,
     signal: AbortSignal,
   ): Promise<ToolResult> {
     const response = await request(target.url, {
@@ -141,6 +161,9 @@ export class HttpToolInvoker {
         'x-tenant-id': target.tenantId,
         'x-toolset': target.toolset,
         'x-tool-name': target.name,
+        ...(idempotencyKey === undefined
+          ? {}
+          : { [IDEMPOTENCY_KEY_HEADER]: idempotencyHeaderValue(idempotencyKey) }),
       },
       body: JSON.stringify(args),
       // A redirect is a failure, never followed: the registered URL is the one the tenant vouched for.

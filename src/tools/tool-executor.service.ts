@@ -23,7 +23,10 @@ export interface ExecuteOptions {
   actor?: string;
   /** The model's id for this call (agent loop), for the trace. */
   callId?: string;
-  /** Sent as `Idempotency-Key`: the same on every attempt of one call of a run. */
+  /**
+   * Sent as `Idempotency-Key` by an HTTP tool: the same on every attempt of one call of a run
+   * (run/turn/call, run/step[/…]), or the key a direct caller sent. Unset: no header.
+   */
   idempotencyKey?: string;
   /**
    * What the calling key may do, when a person's key calls (REST, MCP). Unset inside a run: the
@@ -128,7 +131,7 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    { signal, actor, permissions }: ExecuteOptions,
+    { signal, actor, permissions, idempotencyKey }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
@@ -161,7 +164,7 @@ export class ToolExecutor {
     return this.http.invoke(
       { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
       object,
-      signal,
+      { signal, idempotencyKey },
     );
   }
 }

@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { ServingSignal } from '../../platform/http/serving-signal.js';
 import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { RUN_LEASE_PREFIX } from '../../platform/state/state-scopes.js';
 import { StateStore } from '../../platform/state/state-store.js';
@@ -21,7 +22,8 @@ const SWEEP_BATCH = 20;
  * backend) and continues them: every replica sweeps for expired run leases every half TTL,
  * claims one atomically (so exactly one replica wins), and hands it to AgentRunner, which
  * continues a plain or graph run that is still unsettled from its checkpoint (and just gives up
- * a lease whose run settled, or was never recorded). No retry by the client is needed.
+ * a lease whose run settled, or was never recorded). No retry by the client is needed. Sweeping
+ * starts once the process serves (ServingSignal): one that cannot listen must not adopt runs.
  */
 @Injectable()
 export class RunRecovery
@@ -40,17 +42,21 @@ export class RunRecovery
     private readonly keeper: LeaseKeeper,
     private readonly leases: RunLeases,
     private readonly runner: AgentRunner,
+    private readonly serving: ServingSignal,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.enabled = config.get('state', { infer: true }).takeOverRuns;
   }
 
   onApplicationBootstrap(): void {
-    // `svc run` is a one-shot process: it must not adopt other replicas' runs.
+    // `svc run` is a one-shot process: it must not adopt other replicas' runs (nor does it serve).
     if (!this.enabled) return;
-    const every = Math.min(Math.max(Math.floor(this.keeper.ttlMs / 2), 100), 10_000);
-    this.timer = setInterval(() => void this.sweep(), every);
-    this.timer.unref();
+    this.serving.whenServing(() => {
+      if (this.stopped) return;
+      const every = Math.min(Math.max(Math.floor(this.keeper.ttlMs / 2), 100), 10_000);
+      this.timer = setInterval(() => void this.sweep(), every);
+      this.timer.unref();
+    });
   }
 
   /** A draining replica takes no run over: it would only hand it over again. */
