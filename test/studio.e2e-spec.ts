@@ -320,7 +320,7 @@ describe('a graph run this replica loses', () => {
     // Another process takes the run over.
     await gateway.app
       .get(StateDatabase)
-      .source.query(`UPDATE run_leases SET owner = 'thief' WHERE run_id = 'run:stolen'`);
+      .query(`UPDATE run_leases SET owner = 'thief' WHERE run_id = 'run:stolen'`);
     const answer = await pending;
     gate.release();
     expect(answer.status).toBe(409);

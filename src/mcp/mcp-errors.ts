@@ -1,8 +1,8 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { classifyError } from '../platform/http/classify-error.js';
 import { ProblemException, problemType } from '../platform/http/problem.js';
 import { InvalidStateKeyError } from '../platform/state/state-key.limits.js';
-import { StateUnavailableError } from '../platform/state/state-store.js';
 
 /**
  * An error a request handler throws; the SDK answers it as `{code, message, data}`. (The SDK's
@@ -37,7 +37,9 @@ function detailOf(error: HttpException): string {
 /**
  * A failure of list or call as a JSON-RPC error. The caller's mistakes (unknown tool or
  * toolset, arguments that fail the schema: 4xx problems) are -32602 with the problem's type,
- * status and field errors in `data`; anything else is -32603 and never carries internals.
+ * status and field errors in `data`; a refusal that passes with time (503 while the state
+ * backend is away) is -32603 with its type, status and `retry_after` seconds in `data`; anything
+ * else is -32603 and never carries internals.
  */
 export function toRpcError(error: unknown, logger: Logger): RpcError {
   if (error instanceof RpcError) return error;
@@ -58,8 +60,15 @@ export function toRpcError(error: unknown, logger: Logger): RpcError {
       status: 400,
     });
   }
-  if (error instanceof StateUnavailableError) {
-    return new RpcError(ErrorCode.InternalError, 'the state backend is unavailable; retry later');
+  const refusal = classifyError(error);
+  if (refusal?.retryAfterS !== undefined) {
+    // A refusal that passes with time (the state backend is away, the replica is stopping): the
+    // problem a REST caller would get, since a JSON-RPC answer has no status or Retry-After.
+    return new RpcError(ErrorCode.InternalError, refusal.detail, {
+      type: problemType(refusal.status, refusal.slug),
+      status: refusal.status,
+      retry_after: refusal.retryAfterS,
+    });
   }
   logger.error({ err: error }, 'MCP request failed');
   return new RpcError(ErrorCode.InternalError, 'an unexpected error occurred');

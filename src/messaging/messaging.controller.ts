@@ -20,6 +20,7 @@ import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
 import { createValidationPipe } from '../platform/http/validation.pipe.js';
 import { StateUnavailableError } from '../platform/state/state-store.js';
+import { STATE_RETRY_AFTER_S } from '../platform/state/state-unavailable.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { GenericEventDto } from './dto/generic-event.dto.js';
 import { OutboxQueryDto } from './dto/outbox-query.dto.js';
@@ -161,7 +162,7 @@ export function messagingController(signedWebhook: boolean): Type {
         };
       } catch (error) {
         if (!(error instanceof StateUnavailableError)) throw error;
-        res.status(503);
+        res.status(503).setHeader('Retry-After', STATE_RETRY_AFTER_S);
         return { status: 'unavailable', ...base, outbox: null, reason: error.message };
       }
     }

@@ -8,6 +8,7 @@ import { ConfigService } from '@nestjs/config';
 import { AuditSink } from '../platform/audit/audit-sink.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ServingSignal } from '../platform/http/serving-signal.js';
+import { OutageLog } from '../platform/logging/outage-log.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from './delivery-backoff.js';
@@ -21,8 +22,6 @@ const MAX_IN_FLIGHT = 16;
 /** Delivered and failed entries are kept this long (they are also the events' dedupe records). */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
-/** A backend outage is logged once per this period, not on every poll. */
-const OUTAGE_LOG_EVERY_MS = 60_000;
 
 /**
  * Delivers the outbox. Every replica polls for entries that are due (SVC_OUTBOX_POLL_MS) and
@@ -44,7 +43,8 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private lastPrune = 0;
-  private lastOutageLog = 0;
+  /** A backend outage is logged when it starts and when polling works again, not every poll. */
+  private readonly outage = new OutageLog(this.logger, 'outbox poll');
 
   constructor(
     private readonly outbox: OutboxStore,
@@ -106,12 +106,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
         if (this.stopped || this.inFlight.size >= MAX_IN_FLIGHT) break;
         void this.start(entry);
       }
-      this.lastOutageLog = 0;
+      this.outage.succeeded();
     } catch (error) {
-      if (Date.now() - this.lastOutageLog >= OUTAGE_LOG_EVERY_MS) {
-        this.lastOutageLog = Date.now();
-        this.logger.warn({ err: error }, 'outbox poll failed');
-      }
+      this.outage.failed(error);
     }
   }
 

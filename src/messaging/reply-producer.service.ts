@@ -17,16 +17,20 @@ export interface ProducedReply {
   runStatus: RunStatus;
 }
 
+/** 409s that say the run is not over (a settled run that failed with a 409 is over). */
+const NOT_OVER = new Set(['run-in-progress', 'session-busy', 'lease-lost']);
+
 /**
- * A run that cannot finish now but will later: it runs elsewhere (409), its lease was lost, or
- * the backend is down. The entry stays `running` and the worker retries it.
+ * A run that cannot finish now but will later: it runs elsewhere, its session is busy, its lease
+ * was lost, or it stopped here because the backend is away or the process is stopping (503).
+ * The entry stays `running` and the worker retries it. A run that failed (a stored 409
+ * `session-conflict` included) is answered instead, or it would be retried forever.
  */
-function finishesLater(error: unknown): boolean {
-  return (
-    error instanceof StateUnavailableError ||
-    error instanceof LeaseLostError ||
-    (error instanceof ProblemException && error.getStatus() === 409)
-  );
+export function finishesLater(error: unknown): boolean {
+  if (error instanceof StateUnavailableError || error instanceof LeaseLostError) return true;
+  if (!(error instanceof ProblemException)) return false;
+  const status = error.getStatus();
+  return status === 503 || (status === 409 && NOT_OVER.has(error.slug ?? ''));
 }
 
 /**

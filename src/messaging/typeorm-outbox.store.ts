@@ -133,13 +133,9 @@ export class TypeormOutboxStore extends OutboxStore {
     this.sql = statements(sqlDialect(database.backend));
   }
 
-  private async run(query: string, params: unknown[]): Promise<QueryResult> {
-    const runner = this.database.source.createQueryRunner();
-    try {
-      return await runner.query(query, params, true);
-    } finally {
-      await runner.release();
-    }
+  /** Through StateDatabase, so an unreachable backend is a StateUnavailableError here too. */
+  private run(query: string, params: unknown[]): Promise<QueryResult> {
+    return this.database.query(query, params);
   }
 
   private async rows(query: string, params: unknown[]): Promise<Row[]> {

@@ -2,6 +2,7 @@ import { HttpException, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { permits } from '../platform/auth/permissions.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { RetryLaterProblem } from '../platform/http/problem.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { runDepth } from './lifecycle/run-lineage.js';
 import { MAX_SESSION_ID } from '../platform/state/state-key.limits.js';
@@ -128,8 +129,11 @@ export class AgentsToolset implements OnModuleInit {
         isError: false,
       };
     } catch (error) {
-      // A problem the caller can act on (unknown agent 404, busy 409, model 502/504).
-      if (error instanceof HttpException) return { result: error.message, isError: true };
+      // A problem the caller can act on (unknown agent 404, busy 409, model 502/504). A 503
+      // with Retry-After (backend away, replica stopping) is the gateway's, not the agent's.
+      if (error instanceof HttpException && !(error instanceof RetryLaterProblem)) {
+        return { result: error.message, isError: true };
+      }
       throw error;
     }
   }

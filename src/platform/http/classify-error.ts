@@ -1,7 +1,8 @@
 import { HttpException } from '@nestjs/common';
 import { InvalidStateKeyError } from '../state/state-key.limits.js';
 import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
-import { type ProblemDetails, ProblemException } from './problem.js';
+import { STATE_RETRY_AFTER_S } from '../state/state-unavailable.js';
+import { type ProblemDetails, ProblemException, RetryLaterProblem } from './problem.js';
 
 /** body-parser error types (Nest maps them to HttpExceptions and keeps the original as cause). */
 const BODY_PARSER_DETAILS: Record<string, { slug: string; detail: string }> = {
@@ -22,6 +23,8 @@ export interface ClassifiedError {
   detail: string;
   slug?: string;
   errors?: ProblemDetails['errors'];
+  /** A refusal that passes with time: seconds for `Retry-After`. */
+  retryAfterS?: number;
 }
 
 function causeType(exception: HttpException): string | undefined {
@@ -48,6 +51,7 @@ export function classifyError(exception: unknown): ClassifiedError | null {
       detail: httpDetail(exception),
       slug: exception.slug,
       errors: exception.errors,
+      ...(exception instanceof RetryLaterProblem ? { retryAfterS: exception.retryAfterS } : {}),
     };
   }
   if (exception instanceof HttpException) {
@@ -57,7 +61,14 @@ export function classifyError(exception: unknown): ClassifiedError | null {
     if (parser) return { status: exception.getStatus(), ...parser };
     return { status: exception.getStatus(), detail: httpDetail(exception) };
   }
-  if (exception instanceof StateUnavailableError) return { status: 503, detail: exception.message };
+  if (exception instanceof StateUnavailableError) {
+    return {
+      status: 503,
+      detail: exception.message,
+      slug: 'state-unavailable',
+      retryAfterS: STATE_RETRY_AFTER_S,
+    };
+  }
   if (exception instanceof StateConflictError) return { status: 409, detail: exception.message };
   if (exception instanceof LeaseLostError) {
     return { status: 409, detail: exception.message, slug: 'lease-lost' };

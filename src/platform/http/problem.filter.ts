@@ -1,13 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { classifyError } from './classify-error.js';
-import {
-  PROBLEM_CONTENT_TYPE,
-  type ProblemDetails,
-  RetryLaterProblem,
-  problemTitle,
-  problemType,
-} from './problem.js';
+import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemTitle, problemType } from './problem.js';
 
 /**
  * Every error, Nest's own included (unknown route, malformed JSON, body too large), leaves as an
@@ -25,7 +19,8 @@ export class ProblemFilter implements ExceptionFilter {
     const requestId = typeof req.id === 'string' ? req.id : undefined;
 
     let classified = classifyError(exception);
-    if (!classified || classified.status >= 500) {
+    // A refusal with Retry-After (backend away, shutting down) is expected; the request log has it.
+    if (!classified || (classified.status >= 500 && classified.retryAfterS === undefined)) {
       this.logger.error(
         { err: exception, request_id: requestId },
         `request failed: ${req.method} ${req.path}`,
@@ -36,7 +31,7 @@ export class ProblemFilter implements ExceptionFilter {
       detail: 'an unexpected error occurred; quote the request_id when reporting it',
     };
 
-    const { status, detail, slug, errors } = classified;
+    const { status, detail, slug, errors, retryAfterS } = classified;
     const body: ProblemDetails = {
       type: problemType(status, slug),
       title: problemTitle(status),
@@ -47,7 +42,7 @@ export class ProblemFilter implements ExceptionFilter {
       ...(errors ? { errors } : {}),
     };
     if (res.headersSent) return;
-    if (exception instanceof RetryLaterProblem) res.setHeader('Retry-After', exception.retryAfterS);
+    if (retryAfterS !== undefined) res.setHeader('Retry-After', retryAfterS);
     if (status === 401) {
       const invalid = req.headers.authorization || req.headers['x-api-key'];
       res.setHeader(

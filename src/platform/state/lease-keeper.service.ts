@@ -2,39 +2,38 @@ import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { LeaseLostError, StateStore } from './state-store.js';
+import { OutageLog } from '../logging/outage-log.js';
+import { LeaseLostError, StateStore, StateUnavailableError } from './state-store.js';
 
-/** A lease this process holds and renews every TTL/3 until released. */
+/**
+ * A lease this process holds and renews every TTL/3 until released. Its signal aborts when the
+ * lease was taken over (LeaseLostError), or when no renewal has held for a whole TTL
+ * (StateUnavailableError): by then the lease may have expired and be another replica's, so the
+ * work must stop and hand over, as if it had been lost.
+ */
 export class HeldLease {
   private readonly lost = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  private expiry?: NodeJS.Timeout;
   private released = false;
+  private renewing = false;
 
   constructor(
     private readonly store: StateStore,
     readonly tenantId: string,
     readonly key: string,
-    ttlMs: number,
-    logger: Logger,
+    private readonly ttlMs: number,
+    private readonly renewals: OutageLog,
     private readonly onRelease: () => void,
+    /** When the claim was sent: the database's expiry is at least this plus the TTL. */
+    claimedAt = Date.now(),
   ) {
-    this.timer = setInterval(
-      () => {
-        this.store
-          .renewRunLease(tenantId, key, ttlMs)
-          .then((held) => {
-            if (!held && !this.released) {
-              this.lost.abort(new LeaseLostError(`lease ${key} was taken over by another process`));
-            }
-          })
-          .catch((error: unknown) => logger.warn(`lease ${key} renewal failed: ${String(error)}`));
-      },
-      Math.max(Math.floor(ttlMs / 3), 50),
-    );
+    this.heldUntil(claimedAt + ttlMs);
+    this.timer = setInterval(() => void this.renew(), Math.max(Math.floor(ttlMs / 3), 50));
     this.timer.unref();
   }
 
-  /** Aborts when another owner took the lease over (this process must stop the work). */
+  /** Aborts when the lease was lost or may be (this process must stop the work). */
   get signal(): AbortSignal {
     return this.lost.signal;
   }
@@ -51,10 +50,44 @@ export class HeldLease {
     await this.end(() => this.store.expireRunLease(this.tenantId, this.key));
   }
 
+  /** One renewal at a time: one that hangs is covered by the expiry timer, not piled on. */
+  private async renew(): Promise<void> {
+    if (this.renewing || this.released) return;
+    this.renewing = true;
+    const sent = Date.now();
+    try {
+      const held = await this.store.renewRunLease(this.tenantId, this.key, this.ttlMs);
+      this.renewals.succeeded();
+      if (this.released) return;
+      if (held) this.heldUntil(sent + this.ttlMs);
+      else
+        this.lost.abort(new LeaseLostError(`lease ${this.key} was taken over by another process`));
+    } catch (error) {
+      this.renewals.failed(error);
+    } finally {
+      this.renewing = false;
+    }
+  }
+
+  /** The lease is surely ours until `deadline` (by this clock); past it, the work stops. */
+  private heldUntil(deadline: number): void {
+    clearTimeout(this.expiry);
+    this.expiry = setTimeout(() => {
+      if (this.released) return;
+      this.lost.abort(
+        new StateUnavailableError(
+          `lease ${this.key} could not be renewed for ${this.ttlMs} ms; another process may hold it now`,
+        ),
+      );
+    }, deadline - Date.now());
+    this.expiry.unref();
+  }
+
   private async end(giveUp: () => Promise<boolean>): Promise<void> {
     if (this.released) return;
     this.released = true;
     clearInterval(this.timer);
+    clearTimeout(this.expiry);
     try {
       await giveUp();
     } finally {
@@ -75,6 +108,8 @@ const WAIT_STEP_MAX_MS = 500;
 @Injectable()
 export class LeaseKeeper {
   private readonly logger = new Logger(LeaseKeeper.name);
+  /** Renewals fail together while the backend is away: one line per outage for all leases. */
+  private readonly renewals = new OutageLog(this.logger, 'renewing leases');
   private readonly heldHere = new Set<string>();
   readonly ttlMs: number;
 
@@ -91,10 +126,19 @@ export class LeaseKeeper {
     if (this.heldHere.has(id)) return null;
     this.heldHere.add(id);
     try {
+      const claimedAt = Date.now();
       const lease = await this.store.claimRunLease(tenantId, key, this.ttlMs);
       if (lease) {
         const forget = () => this.heldHere.delete(id);
-        return new HeldLease(this.store, tenantId, key, this.ttlMs, this.logger, forget);
+        return new HeldLease(
+          this.store,
+          tenantId,
+          key,
+          this.ttlMs,
+          this.renewals,
+          forget,
+          claimedAt,
+        );
       }
     } catch (error) {
       this.heldHere.delete(id);

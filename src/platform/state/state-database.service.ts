@@ -1,11 +1,13 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryResult } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
+import { OutageLog } from '../logging/outage-log.js';
 import { scrubSecrets } from '../logging/scrub-secrets.js';
 import { migrationStatus, runStateMigrations } from './run-migrations.js';
 import { createStateDataSource } from './state-data-source.js';
 import { StateUnavailableError } from './state-store.js';
+import { classifyStateError } from './state-unavailable.js';
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 15_000;
@@ -34,7 +36,9 @@ function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> 
 /**
  * Owns the state DataSource: connects and migrates at start, and keeps retrying in the background
  * when the backend is down, so the process still serves /healthz and reports not_ready instead of
- * crash-looping. Once connected, the pg pool reconnects by itself after an outage.
+ * crash-looping. Once connected, the pg pool reconnects by itself after an outage. Every statement
+ * goes through `query` or `use`, where a backend that cannot be reached becomes
+ * StateUnavailableError (503 on every surface) and the outage is logged once.
  */
 @Injectable()
 export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
@@ -47,12 +51,15 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   private retryDelay = RETRY_MIN_MS;
   private closing = false;
   private readonly closeHooks: Array<() => Promise<unknown>> = [];
+  private readonly outage: OutageLog;
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
     this.backend = state.backend;
+    this.outage = new OutageLog(this.logger, 'state backend');
+    // An idle pooled connection that breaks is the first sign of an outage.
     this.dataSource = createStateDataSource(state, (error) =>
-      this.logger.warn(`state backend connection error: ${messageOf(error)}`),
+      this.outage.failed(classifyStateError(error, this.backend)),
     );
   }
 
@@ -84,13 +91,36 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
     this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
   }
 
-  /** The connected, migrated DataSource; throws StateUnavailableError otherwise. */
-  get source(): DataSource {
+  /** Runs one statement; rows and affected count come in the same shape on both drivers. */
+  query(sql: string, params: unknown[] = []): Promise<QueryResult> {
+    return this.use(async (source) => {
+      const runner = source.createQueryRunner();
+      try {
+        return await runner.query(sql, params, true);
+      } finally {
+        await runner.release();
+      }
+    });
+  }
+
+  /**
+   * Runs `work` on the connected, migrated DataSource. Throws StateUnavailableError before the
+   * first migration and whenever the backend cannot be reached; other errors pass unchanged.
+   */
+  async use<T>(work: (source: DataSource) => Promise<T>): Promise<T> {
     if (!this.migrated)
       throw new StateUnavailableError(
         `state backend ${this.backend} is not ready: ${this.lastError}`,
       );
-    return this.dataSource;
+    try {
+      const result = await work(this.dataSource);
+      this.outage.succeeded();
+      return result;
+    } catch (error) {
+      const classified = classifyStateError(error, this.backend);
+      if (classified instanceof StateUnavailableError) this.outage.failed(classified);
+      throw classified;
+    }
   }
 
   /** Live check for /readyz: the backend answers now and no migration is pending. */

@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { QueryResult } from 'typeorm';
+import type { QueryResult, Repository } from 'typeorm';
 import { StateEntryEntity } from './entities/state-entry.entity.js';
 import { type SqlDialect, sql, sqlDialect } from './sql-dialect.js';
 import { StateDatabase } from './state-database.service.js';
@@ -129,18 +129,11 @@ export class TypeormStateStore extends StateStore {
 
   /** Runs one statement and returns rows and affected count in the same shape on both drivers. */
   private run(operation: Operation, query: string, params: unknown[]): Promise<QueryResult> {
-    return this.traced(operation, async () => {
-      const runner = this.database.source.createQueryRunner();
-      try {
-        return await runner.query(query, params, true);
-      } finally {
-        await runner.release();
-      }
-    });
+    return this.traced(operation, () => this.database.query(query, params));
   }
 
-  private repository() {
-    return this.database.source.getRepository(StateEntryEntity);
+  private entries<T>(work: (repository: Repository<StateEntryEntity>) => Promise<T>): Promise<T> {
+    return this.database.use((source) => work(source.getRepository(StateEntryEntity)));
   }
 
   async get<T extends JsonValue = JsonValue>(key: StateKey): Promise<StateEntry<T> | null> {
@@ -183,18 +176,22 @@ export class TypeormStateStore extends StateStore {
 
   async delete(key: StateKey): Promise<boolean> {
     assertStateKey(key);
-    const result = await this.traced('delete', () => this.repository().delete({ ...key }));
+    const result = await this.traced('delete', () =>
+      this.entries((repository) => repository.delete({ ...key })),
+    );
     return (result.affected ?? 0) > 0;
   }
 
   async listKeys(tenantId: string, sessionId: string): Promise<string[]> {
     assertSessionKey(tenantId, sessionId);
     const rows = await this.traced('list_keys', () =>
-      this.repository().find({
-        select: { key: true },
-        where: { tenantId, sessionId },
-        order: { key: 'ASC' },
-      }),
+      this.entries((repository) =>
+        repository.find({
+          select: { key: true },
+          where: { tenantId, sessionId },
+          order: { key: 'ASC' },
+        }),
+      ),
     );
     return rows.map((row) => row.key);
   }

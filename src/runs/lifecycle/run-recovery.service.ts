@@ -8,6 +8,7 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { ServingSignal } from '../../platform/http/serving-signal.js';
+import { OutageLog } from '../../platform/logging/outage-log.js';
 import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { RUN_LEASE_PREFIX } from '../../platform/state/state-scopes.js';
 import { StateStore } from '../../platform/state/state-store.js';
@@ -34,7 +35,7 @@ export class RunRecovery
   private timer?: NodeJS.Timeout;
   private sweeping = false;
   private stopped = false;
-  private failing = false;
+  private readonly outage = new OutageLog(this.logger, 'run recovery sweep');
   private readonly enabled: boolean;
 
   constructor(
@@ -87,11 +88,10 @@ export class RunRecovery
         this.inFlight.add(work);
         void work.finally(() => this.inFlight.delete(work));
       }
-      this.failing = false;
+      this.outage.succeeded();
     } catch (err) {
-      // The backend may be down or not migrated yet; the next sweep tries again. Once per outage.
-      if (!this.failing) this.logger.warn({ err }, 'run recovery sweep failed; retrying');
-      this.failing = true;
+      // The backend may be down or not migrated yet; the next sweep tries again.
+      this.outage.failed(err);
     } finally {
       this.sweeping = false;
     }

@@ -5,6 +5,7 @@ import {
   StateConflictError,
   StateUnavailableError,
 } from '../../platform/state/state-store.js';
+import { STATE_RETRY_AFTER_S } from '../../platform/state/state-unavailable.js';
 import { ShuttingDown } from './run-lease.js';
 
 /**
@@ -32,7 +33,7 @@ export function stoppedProblem(error: unknown, runId: string, signal?: AbortSign
       503,
       `the state backend is unavailable; ${run} goes on from its last checkpoint once it is back (repeat the request with its run_id for the outcome)`,
       'state-unavailable',
-      5,
+      STATE_RETRY_AFTER_S,
     );
   }
   if (cause instanceof ShuttingDown) {

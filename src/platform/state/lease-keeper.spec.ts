@@ -1,0 +1,144 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import type { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { type HeldLease, LeaseKeeper } from './lease-keeper.service.js';
+import { LeaseLostError, type StateStore, StateUnavailableError } from './state-store.js';
+
+const TTL_MS = 3_000;
+const RENEW_EVERY_MS = TTL_MS / 3;
+
+/** The lease calls of a StateStore, answered by the test: the backend is up, down or hanging. */
+class LeaseStore {
+  mode: 'up' | 'down' | 'hang' | 'taken' = 'up';
+  renewals = 0;
+  readonly owner = 'this-process';
+
+  claimRunLease(tenantId: string, runId: string, ttlMs: number) {
+    return Promise.resolve({ tenantId, runId, owner: this.owner, expiresAt: Date.now() + ttlMs });
+  }
+
+  renewRunLease(): Promise<boolean> {
+    this.renewals += 1;
+    switch (this.mode) {
+      case 'up':
+        return Promise.resolve(true);
+      case 'taken':
+        return Promise.resolve(false);
+      case 'hang':
+        return new Promise<boolean>(() => undefined);
+      case 'down':
+        return Promise.reject(new StateUnavailableError('the state backend cannot be reached'));
+    }
+  }
+
+  releaseRunLease = () => Promise.resolve(true);
+  expireRunLease = () => Promise.resolve(true);
+}
+
+const config = { get: () => ({ leaseTtlMs: TTL_MS }) } as unknown as ConfigService<
+  GatewayConfig,
+  true
+>;
+
+describe('HeldLease', () => {
+  let store: LeaseStore;
+  let keeper: LeaseKeeper;
+  let warn: jest.SpiedFunction<Logger['warn']>;
+  let log: jest.SpiedFunction<Logger['log']>;
+
+  beforeEach(() => {
+    jest.useFakeTimers();
+    warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    log = jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+    store = new LeaseStore();
+    keeper = new LeaseKeeper(store as unknown as StateStore, config);
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+    jest.restoreAllMocks();
+  });
+
+  const acquire = async (key = 'run:r1'): Promise<HeldLease> => {
+    const lease = await keeper.acquire('t', key);
+    if (!lease) throw new Error('the lease was not granted');
+    return lease;
+  };
+  const advance = (ms: number) => jest.advanceTimersByTimeAsync(ms);
+
+  it('stays held while renewals succeed, for many TTLs', async () => {
+    const lease = await acquire();
+    await advance(10 * TTL_MS);
+    expect(lease.signal.aborted).toBe(false);
+    expect(store.renewals).toBeGreaterThanOrEqual(29);
+    await lease.release();
+  });
+
+  it('aborts with StateUnavailableError once no renewal has held for a whole TTL', async () => {
+    const lease = await acquire();
+    await advance(RENEW_EVERY_MS); // one renewal held
+    store.mode = 'down';
+    await advance(TTL_MS - 1);
+    expect(lease.signal.aborted).toBe(false);
+    await advance(1);
+    expect(lease.signal.aborted).toBe(true);
+    expect(lease.signal.reason).toBeInstanceOf(StateUnavailableError);
+    expect((lease.signal.reason as Error).message).toContain('another process may hold it now');
+    await lease.handOver();
+  });
+
+  it('rides out an outage shorter than the TTL', async () => {
+    const lease = await acquire();
+    await advance(RENEW_EVERY_MS); // held until 4 s
+    store.mode = 'down';
+    await advance(RENEW_EVERY_MS + RENEW_EVERY_MS / 2); // the renewal at 2 s fails
+    store.mode = 'up'; // the one at 3 s holds, before the 4 s deadline
+    await advance(RENEW_EVERY_MS);
+    await advance(5 * TTL_MS);
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+  });
+
+  it('aborts on time when a renewal hangs, and sends no second one meanwhile', async () => {
+    const lease = await acquire();
+    store.mode = 'hang';
+    await advance(TTL_MS);
+    expect(lease.signal.reason).toBeInstanceOf(StateUnavailableError);
+    expect(store.renewals).toBe(1);
+    await lease.handOver();
+  });
+
+  it('aborts with LeaseLostError when another process took the lease', async () => {
+    const lease = await acquire();
+    store.mode = 'taken';
+    await advance(RENEW_EVERY_MS);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    await lease.handOver();
+  });
+
+  it('stops renewing and never aborts once released', async () => {
+    const lease = await acquire();
+    await lease.release();
+    const renewals = store.renewals;
+    store.mode = 'down';
+    await advance(5 * TTL_MS);
+    expect(lease.signal.aborted).toBe(false);
+    expect(store.renewals).toBe(renewals);
+  });
+
+  it('logs an outage once for all leases, and once when renewals work again', async () => {
+    const leases = await Promise.all(['run:a', 'run:b', 'session:c'].map((key) => acquire(key)));
+    store.mode = 'down';
+    await advance(TTL_MS / 2);
+    store.mode = 'up';
+    await advance(TTL_MS / 2);
+    store.mode = 'down';
+    await advance(TTL_MS / 2);
+    const failed = (call: unknown[]) => String(call[1]).includes('renewing leases failed');
+    expect(warn.mock.calls.filter(failed)).toHaveLength(2); // two outages, however many ticks
+    expect(log.mock.calls.filter((call) => String(call[0]).includes('works again'))).toHaveLength(
+      1,
+    );
+    await Promise.all(leases.map((lease) => lease.release()));
+  });
+});
