@@ -54,9 +54,35 @@ describe('readPlainProgress', () => {
     });
   });
 
-  it('refuses to go on when another run wrote the session in between', () => {
-    const read = readPlainProgress(run, checkpoint(), session({ version: 4 }));
-    expect(read).toEqual({ ok: false, reason: expect.stringMatching(/another run/) });
+  it('goes on after runs that wrote the session meanwhile when it has written nothing yet', () => {
+    const later = [...earlier, user('meanwhile'), reply('answered')];
+    const inFlight = { number: 1, answer: asking('c1'), results: [] };
+    for (const turn of [null, inFlight]) {
+      const read = readPlainProgress(
+        run,
+        checkpoint(turn),
+        session({
+          messages: later,
+          version: 5,
+          run: { id: 'other', own: 2, turns: 1, tool_calls: 0 },
+        }),
+      );
+      expect(read.ok && read.progress).toMatchObject({
+        from: { messages: later },
+        own: input,
+        turns: 0,
+        inFlight: turn,
+        sessionVersion: 5,
+      });
+    }
+  });
+
+  it('refuses to go on when it may have written the session and another run wrote it since', () => {
+    const done = { number: 1, answer: asking('c1'), results: [result('c1')] };
+    for (const turn of [done, { number: 2, answer: asking('c2'), results: [] }]) {
+      const read = readPlainProgress(run, checkpoint(turn), session({ version: 4 }));
+      expect(read).toEqual({ ok: false, reason: expect.stringMatching(/another run/) });
+    }
   });
 
   it('splits the session at the run mark: completed turns come from the session, not the model', () => {

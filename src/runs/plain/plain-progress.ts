@@ -30,12 +30,24 @@ export interface PlainProgress {
 export type ProgressRead = { ok: true; progress: PlainProgress } | { ok: false; reason: string };
 
 /**
+ * Whether the run may have written its session: once a turn with tool calls has all its
+ * results, the turn may have been saved (and its mark overwritten by a later run since). A run
+ * still at its first model answer, or inside its first turn's tool calls, has written nothing.
+ */
+function mayHaveWritten(loop: PlainCheckpoint): boolean {
+  const turn = loop.turn;
+  if (!turn) return false;
+  return turn.number > 1 || turn.results.length >= (turn.answer.tool_calls?.length ?? 0);
+}
+
+/**
  * Reads a plain run's progress from its record and its session. Completed turns live in the
  * session, marked with the run (SessionRunMark), and only the turn in flight in the record:
  * whatever a process did before it stopped, these two say exactly which model answers and tool
  * results exist, so a run goes on without asking the model again for a turn it answered or
- * repeating a tool call that came back. A session another run wrote in between cannot be
- * continued (the run fails with 409 `session-conflict`).
+ * repeating a tool call that came back. A run that has not written its session goes on after
+ * what other runs wrote there meanwhile; one that may have written it, and whose session another
+ * run wrote since, cannot be continued (it fails with 409 `session-conflict`).
  */
 export function readPlainProgress(
   run: StoredRun,
@@ -61,9 +73,11 @@ export function readPlainProgress(
       },
     };
   }
-  if (session.version !== loop.session_version) {
+  if (session.version !== loop.session_version && mayHaveWritten(loop)) {
     return { ok: false, reason: 'another run wrote the session since this run started' };
   }
+  // The run has not written the session: it goes on after whatever other runs wrote there since
+  // (a run stopped by an outage or a drain lets the session's next run go first, like `enqueue`).
   return {
     ok: true,
     progress: {
