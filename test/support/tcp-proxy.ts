@@ -4,11 +4,14 @@ import type { AddressInfo } from 'node:net';
 /**
  * A TCP relay in front of PostgreSQL. `stop()` closes the port and cuts every open connection,
  * which is what the gateway sees when the database goes away; `start()` brings it back on the
- * same port.
+ * same port. `freeze()` keeps every connection open but forwards nothing (a network partition:
+ * no error, no answer) until `thaw()`.
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly links = new Set<[Socket, Socket]>();
+  private frozen = false;
   port = 0;
 
   constructor(
@@ -24,8 +27,13 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
-      client.on('close', () => upstream.destroy());
+      const link: [Socket, Socket] = [client, upstream];
+      this.links.add(link);
+      if (!this.frozen) this.forward(link);
+      client.on('close', () => {
+        this.links.delete(link);
+        upstream.destroy();
+      });
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve, reject) => {
@@ -34,6 +42,26 @@ export class TcpProxy {
     });
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
+  }
+
+  freeze(): void {
+    this.frozen = true;
+    for (const [client, upstream] of this.links) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const link of this.links) this.forward(link);
+  }
+
+  private forward([client, upstream]: [Socket, Socket]): void {
+    client.pipe(upstream);
+    upstream.pipe(client);
   }
 
   async stop(): Promise<void> {

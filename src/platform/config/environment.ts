@@ -109,6 +109,7 @@ export class Environment {
   SVC_STATE_DSN?: string;
   @IsOptional() @IsString() SVC_STATE_SQLITE?: string;
   @OptionalInt(1, 1000) SVC_STATE_POOL_SIZE?: number;
+  @OptionalInt(100, 600_000) SVC_STATE_QUERY_TIMEOUT_MS?: number;
   @OptionalInt(1000, 3_600_000) SVC_LEASE_TTL_MS?: number;
 
   // --- model provider (CONTRACT 4) ---

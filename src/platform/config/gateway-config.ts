@@ -67,6 +67,8 @@ export interface StateConfig {
   dsn?: string;
   sqlitePath: string;
   poolSize: number;
+  /** PostgreSQL: a statement without an answer by then fails (the backend is unreachable). */
+  queryTimeoutMs: number;
   leaseTtlMs: number;
   /** Sweep for runs whose owner died and continue them (off for the one-shot `svc run`). */
   takeOverRuns: boolean;

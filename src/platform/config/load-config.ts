@@ -172,6 +172,7 @@ export function loadConfig(
       dsn: env.SVC_STATE_DSN,
       sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
       poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
+      queryTimeoutMs: env.SVC_STATE_QUERY_TIMEOUT_MS ?? 30_000,
       leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
       takeOverRuns: true,
     },

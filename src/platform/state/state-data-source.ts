@@ -9,6 +9,7 @@ export const STATE_MIGRATIONS_TABLE = 'state_migrations';
 /** How long a sqlite writer waits for the file lock before failing (busy timeout). */
 const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 const PG_CONNECT_TIMEOUT_MS = 5_000;
+const PG_KEEPALIVE_DELAY_MS = 10_000;
 
 /**
  * The one DataSource definition shared by the HTTP app and `svc migrate`: both drivers, the
@@ -35,6 +36,14 @@ export function stateDataSourceOptions(
       applicationName: 'svc-gateway',
       installExtensions: false,
       poolErrorHandler: onPoolError,
+      // A database that vanishes without closing its connections (a network partition, a node
+      // gone) would leave statements waiting for the kernel's retransmission timeout, minutes:
+      // they fail after queryTimeoutMs instead (503), and idle connections are probed.
+      extra: {
+        query_timeout: config.queryTimeoutMs,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
+      },
     };
   }
   return {
