@@ -1,23 +1,36 @@
-import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
-import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { RunPathDto } from './dto/run-path.dto.js';
+import { RunQueryDto } from './dto/run-query.dto.js';
+import { RunWaiter } from './lifecycle/run-waiter.js';
 import type { RunRecord } from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
-import { RunRecordStore } from './record/run-record.store.js';
 
 @Controller('v1/runs')
 export class RunsController {
-  constructor(private readonly runs: RunRecordStore) {}
+  constructor(private readonly waiter: RunWaiter) {}
 
-  /** A run's status and result, from any replica (while it runs, too). */
+  /**
+   * A run's status and result, from any replica (while it runs, too). With `?wait=N` the answer
+   * waits up to N seconds for a queued or running run to settle or pause.
+   */
   @RequirePermissions('runs:read')
   @Get(':run_id')
   async get(
     @Param() { run_id: runId }: RunPathDto,
-    @Query() query: TenantQueryDto,
+    @Query() query: RunQueryDto,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<RunRecord> {
-    const run = await this.runs.get(query.tenant_id, runId);
+    // The response closing before it was sent means the client went away: stop waiting for it.
+    const gone = new AbortController();
+    res.once('close', () => gone.abort());
+    const run = await this.waiter.settledOrCurrent(
+      query.tenant_id,
+      runId,
+      (query.wait ?? 0) * 1000,
+      gone.signal,
+    );
     if (!run) throw new NotFoundException(`no run ${JSON.stringify(runId)} for this tenant`);
     return runView(run);
   }

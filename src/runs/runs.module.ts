@@ -5,17 +5,26 @@ import { RunLeases } from './lifecycle/run-lease.js';
 import { RunLifecycle } from './lifecycle/run-lifecycle.js';
 import { RunMetrics } from './lifecycle/run-metrics.observer.js';
 import { RunTracing } from './lifecycle/run-tracing.service.js';
+import { RunWaiter } from './lifecycle/run-waiter.js';
 import { RunRecordStore } from './record/run-record.store.js';
 import { RunsController } from './runs.controller.js';
 
 /**
- * What every kind of run shares: run records (`GET /v1/runs/{id}`), the run leases, and the
+ * What every kind of run shares: run records (`GET /v1/runs/{id}`, long-polled with `?wait=`), the run leases, and the
  * lifecycle (events, tracing, metrics, audit) that plain and graph execution both go through.
  */
 @Module({
   imports: [StateModule],
   controllers: [RunsController],
-  providers: [RunRecordStore, RunEvents, RunMetrics, RunTracing, RunLifecycle, RunLeases],
+  providers: [
+    RunRecordStore,
+    RunEvents,
+    RunMetrics,
+    RunTracing,
+    RunLifecycle,
+    RunLeases,
+    RunWaiter,
+  ],
   exports: [RunRecordStore, RunEvents, RunLifecycle, RunLeases],
 })
 export class RunsModule {}
