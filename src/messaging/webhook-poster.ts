@@ -3,10 +3,7 @@ import { parseRetryAfter } from '../providers/provider-retry.js';
 import { request } from 'undici';
 import { readBoundedBody } from '../platform/http/bounded-body.js';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  idempotencyHeaderValue,
-} from '../platform/http/idempotency-key.js';
+import { idempotencyHeaders } from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../platform/http/outbound.js';
 import { urlSecrets } from '../platform/logging/config-secrets.js';
 import { SecretScrubber } from '../platform/logging/scrub-secrets.js';
@@ -59,9 +56,7 @@ export async function postWebhook(
       headers: {
         'content-type': 'application/json',
         'user-agent': GATEWAY_USER_AGENT,
-        ...(idempotencyKey === undefined
-          ? {}
-          : { [IDEMPOTENCY_KEY_HEADER]: idempotencyHeaderValue(idempotencyKey) }),
+        ...idempotencyHeaders(idempotencyKey),
       },
       body: JSON.stringify(message),
       signal: timeout,

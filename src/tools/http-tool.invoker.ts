@@ -4,10 +4,7 @@ import { type Dispatcher, request } from 'undici';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { discardBody, readBoundedBytes } from '../platform/http/bounded-body.js';
 import { EgressRefusedError } from '../platform/http/egress-agent.js';
-import {
-  IDEMPOTENCY_KEY_HEADER,
-  idempotencyHeaderValue,
-} from '../platform/http/idempotency-key.js';
+import { idempotencyHeaders } from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
@@ -161,9 +158,7 @@ export class HttpToolInvoker {
         'x-tenant-id': target.tenantId,
         'x-toolset': target.toolset,
         'x-tool-name': target.name,
-        ...(idempotencyKey === undefined
-          ? {}
-          : { [IDEMPOTENCY_KEY_HEADER]: idempotencyHeaderValue(idempotencyKey) }),
+        ...idempotencyHeaders(idempotencyKey),
       },
       body: JSON.stringify(args),
       // A redirect is a failure, never followed: the registered URL is the one the tenant vouched for.

@@ -27,6 +27,11 @@ export function idempotencyHeaderValue(key: string): string {
   return `sha256:${createHash('sha256').update(key, 'utf8').digest('base64url')}`;
 }
 
+/** The `Idempotency-Key` header of an outgoing call, or none without a key. */
+export function idempotencyHeaders(key: string | undefined): Record<string, string> {
+  return key === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: idempotencyHeaderValue(key) };
+}
+
 /**
  * The `Idempotency-Key` a client sent, or undefined without one. One header of 1 to 255
  * printable ASCII characters, else a 400: passed on as is, it must reach the endpoint unchanged.

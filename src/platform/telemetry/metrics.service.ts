@@ -111,7 +111,7 @@ export class Metrics implements OnApplicationShutdown {
       FAST_BUCKETS,
     );
     this.leaseTakeovers = meter.createCounter('svc_lease_takeovers', {
-      description: 'Graph runs this process took over after their owner stopped renewing the lease',
+      description: 'Runs this process took over after their owner stopped renewing the lease',
     });
     // Series without labels are reported from the start, at 0 (the others appear once used).
     this.runningRuns.add(0);
