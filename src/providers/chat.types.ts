@@ -48,6 +48,22 @@ export interface ChatCompletion {
 }
 
 /**
+ * A piece of the model's answer as it is generated: text, or a chunk of a tool call (its id and
+ * name when the chunk starts it, then pieces of its JSON arguments). `index` orders the calls of
+ * one answer. The completed answer is still what `complete` resolves to.
+ */
+export type ChatDelta =
+  | { kind: 'text'; text: string }
+  | { kind: 'tool_call'; index: number; id?: string; name?: string; arguments?: string };
+
+export interface CompletionOptions {
+  /** Aborts the call (and the stream). */
+  signal?: AbortSignal;
+  /** Called with each delta as it arrives, when the caller wants the answer streamed. */
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+/**
  * The model provider port (echo, openai, native), chosen by configuration in one factory.
  * `complete` retries 429/5xx within its deadline and then throws a ProblemException: 502 for an
  * upstream failure, 504 for a timeout. It never puts the credential in an error or a log line.
@@ -55,5 +71,5 @@ export interface ChatCompletion {
 export abstract class ChatProvider {
   /** `echo`, `openai` or `native`. */
   abstract readonly kind: string;
-  abstract complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion>;
+  abstract complete(request: ChatRequest, options?: CompletionOptions): Promise<ChatCompletion>;
 }

@@ -97,7 +97,10 @@ describe('EchoProvider', () => {
     const controller = new AbortController();
     controller.abort(new Error('caller gave up'));
     await expect(
-      provider.complete({ messages: [], tools: [], toolset: 'default' }, controller.signal),
+      provider.complete(
+        { messages: [], tools: [], toolset: 'default' },
+        { signal: controller.signal },
+      ),
     ).rejects.toThrow('caller gave up');
   });
 });

@@ -4,6 +4,7 @@ import {
   type ChatCompletion,
   type ChatMessage,
   type ChatRequest,
+  type CompletionOptions,
 } from './chat.types.js';
 
 /** `/tool NAME {json-args}`: the offline way to ask for a tool call (CONTRACT section 4). */
@@ -42,7 +43,8 @@ function toolName(result: ChatMessage, messages: ChatMessage[]): string {
 export class EchoProvider extends ChatProvider {
   readonly kind = 'echo';
 
-  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+  complete(request: ChatRequest, options: CompletionOptions = {}): Promise<ChatCompletion> {
+    const { signal } = options;
     // A promise, not a throw: callers see the abort the same way as from a network provider.
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
     return Promise.resolve(this.reply(request.messages));

@@ -1,5 +1,10 @@
 import type { ProviderConfig } from '../platform/config/gateway-config.js';
-import { ChatProvider, type ChatCompletion, type ChatRequest } from './chat.types.js';
+import {
+  ChatProvider,
+  type ChatCompletion,
+  type ChatRequest,
+  type CompletionOptions,
+} from './chat.types.js';
 import { isObject, parseCompletion } from './completion.parser.js';
 import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';
 
@@ -26,14 +31,14 @@ export class NativeProvider extends ChatProvider {
     });
   }
 
-  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+  async complete(request: ChatRequest, options: CompletionOptions = {}): Promise<ChatCompletion> {
     const body = {
       messages: request.messages,
       tools: request.tools,
       model: request.model ?? this.config.model ?? 'default',
       toolset: request.toolset,
     };
-    const answer = await this.http.postJson(body, signal);
+    const answer = await this.http.postJson(body, options.signal);
     return parseCompletion(answer, isObject(answer) ? answer.choice : undefined, 'choice');
   }
 }

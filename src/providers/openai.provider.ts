@@ -5,6 +5,7 @@ import {
   type ChatCompletion,
   type ChatMessage,
   type ChatRequest,
+  type CompletionOptions,
   type ToolCall,
 } from './chat.types.js';
 import { isObject, parseCompletion } from './completion.parser.js';
@@ -72,14 +73,14 @@ export class OpenAiProvider extends ChatProvider {
     });
   }
 
-  async complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+  async complete(request: ChatRequest, options: CompletionOptions = {}): Promise<ChatCompletion> {
     const body: Record<string, unknown> = {
       // OpenAI-compatible servers require a model; many serve one and ignore the name.
       model: request.model ?? this.config.model ?? 'default',
       messages: request.messages.map(toWireMessage),
     };
     if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
-    const answer = await this.http.postJson(body, signal);
+    const answer = await this.http.postJson(body, options.signal);
     const choices = isObject(answer) ? answer.choices : undefined;
     return parseCompletion(answer, Array.isArray(choices) ? choices[0] : undefined, 'choices[0]');
   }

@@ -97,7 +97,9 @@ describe('provider HTTP behaviour (through OpenAiProvider)', () => {
     const { provider } = await setup([hang]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('run cancelled')), 50);
-    await expect(provider.complete(request, controller.signal)).rejects.toThrow('run cancelled');
+    await expect(provider.complete(request, { signal: controller.signal })).rejects.toThrow(
+      'run cancelled',
+    );
   });
 
   it.each([400, 401, 403, 404, 422])('answers 502 to a %i without retrying', async (status) => {

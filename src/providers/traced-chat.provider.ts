@@ -2,7 +2,12 @@ import { performance } from 'node:perf_hooks';
 import { Metrics } from '../platform/telemetry/metrics.service.js';
 import { chatResponseAttributes, chatSpan } from '../platform/telemetry/span-specs.js';
 import { Tracing } from '../platform/telemetry/tracing.service.js';
-import { ChatProvider, type ChatCompletion, type ChatRequest } from './chat.types.js';
+import {
+  ChatProvider,
+  type ChatCompletion,
+  type ChatRequest,
+  type CompletionOptions,
+} from './chat.types.js';
 
 /**
  * The configured provider with a `chat {model}` span and the model-call duration metric around
@@ -22,13 +27,13 @@ export class TracedChatProvider extends ChatProvider {
     this.kind = inner.kind;
   }
 
-  complete(request: ChatRequest, signal?: AbortSignal): Promise<ChatCompletion> {
+  complete(request: ChatRequest, options?: CompletionOptions): Promise<ChatCompletion> {
     const model = request.model ?? this.defaultModel;
     return this.tracing.inSpan(chatSpan(this.kind, model), async (span) => {
       const started = performance.now();
       let ok = false;
       try {
-        const completion = await this.inner.complete(request, signal);
+        const completion = await this.inner.complete(request, options);
         span.setAttributes(chatResponseAttributes(completion));
         ok = true;
         return completion;

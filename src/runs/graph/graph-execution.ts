@@ -232,7 +232,7 @@ export class GraphExecution {
   complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ChatCompletion> {
     return this.services.provider.complete(
       { messages, tools, model: this.state.model, toolset: 'supervisor' },
-      this.signal,
+      { signal: this.signal },
     );
   }
 

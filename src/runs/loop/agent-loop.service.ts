@@ -124,7 +124,7 @@ export class AgentLoop {
             model: input.model,
             toolset: input.toolset,
           },
-          input.signal,
+          { signal: input.signal },
         );
         const answer = completion.message;
         const calls = answer.tool_calls ?? [];
