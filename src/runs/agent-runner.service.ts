@@ -75,7 +75,10 @@ export class AgentRunner {
           ? null
           : await this.records.getVersioned(request.tenantId, runId);
       if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
-      if (stored) return this.continueRun(stored, lease);
+      if (stored) {
+        request.onRecorded?.(runView(stored.run));
+        return this.continueRun(stored, lease);
+      }
       return graph
         ? this.graphs.start(
             {
@@ -86,6 +89,7 @@ export class AgentRunner {
               maxTurns: request.maxTurns,
               metadata: request.metadata,
               actor: request.actor,
+              onRecorded: request.onRecorded,
             },
             graph,
             lease,

@@ -5,7 +5,7 @@ import { RunsModule } from './runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { StateModule } from '../platform/state/state.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
-import { AgentController } from './agent-run.controller.js';
+import { AgentController } from './start/agent-run.controller.js';
 import { LoopModule } from './loop/loop.module.js';
 import { AgentRunner } from './agent-runner.service.js';
 import { AgentsToolset } from './run-agent.toolset.js';

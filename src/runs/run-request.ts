@@ -2,6 +2,7 @@ import type { ChatMessage } from '../providers/chat.types.js';
 import { ValidationProblem } from '../platform/http/problem.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { RunAgentDto } from './dto/run-agent.dto.js';
+import type { RunRecord } from './record/run-record.js';
 
 /** One agent run to perform, from REST (`POST /v1/agent/run`) or `svc run`. */
 export interface RunRequest {
@@ -20,6 +21,13 @@ export interface RunRequest {
   metadata?: { [key: string]: JsonValue };
   /** Key id of the caller, for the audit trail. */
   actor?: string;
+  /** Receives the settled run, signed, through the durable webhook outbox. */
+  webhook?: string;
+  /**
+   * Called once the run is recorded and executing here (a new run, or one continued from its
+   * checkpoint), before its first model call: a background or streamed caller answers then.
+   */
+  onRecorded?: (run: RunRecord) => void;
 }
 
 /** Applies the defaults; a request with neither prompt nor messages is a 400. */
@@ -45,5 +53,6 @@ export function toRunRequest(
     multitask: dto.multitask ?? 'enqueue',
     metadata: dto.metadata,
     actor,
+    ...(dto.webhook !== undefined ? { webhook: dto.webhook } : {}),
   };
 }

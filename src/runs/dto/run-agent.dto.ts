@@ -1,4 +1,15 @@
-import { IsIn, IsInt, IsObject, IsString, Matches, Max, MaxLength, Min } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsObject,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+} from 'class-validator';
 import { NoControlCharacters, TenantId } from '../../platform/http/dto/identifier.js';
 import { IfPresent } from '../../platform/http/dto/if-present.js';
 import { NestedArray } from '../../platform/http/dto/nested.js';
@@ -46,4 +57,17 @@ export class RunAgentDto {
 
   /** What a second run on a busy session does: wait for the first (default) or fail with 409. */
   @IfPresent() @IsIn(['enqueue', 'reject']) multitask?: 'enqueue' | 'reject';
+
+  /** Answer `text/event-stream` with the run's events as they happen (also `Accept`). */
+  @IfPresent() @IsBoolean() stream?: boolean;
+
+  /** Answer 202 with `Location: /v1/runs/{id}` once the run is recorded; it goes on here. */
+  @IfPresent() @IsBoolean() background?: boolean;
+
+  /** An http(s) URL that receives the settled run, signed (see README, Background runs). */
+  @IfPresent()
+  @IsString()
+  @MaxLength(2048)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false })
+  webhook?: string;
 }

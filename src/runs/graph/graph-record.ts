@@ -2,7 +2,12 @@ import type { StoredAgentSpec } from '../../agents/agent-spec.store.js';
 import { executionOrder } from '../../agents/graph-order.js';
 import type { ChatMessage } from '../../providers/chat.types.js';
 import type { ApprovalDecision, GraphRunState } from './graph-run-state.js';
-import { RUN_FORMAT, type RunFinishReason, type RunStatus } from '../record/run-record.js';
+import {
+  RUN_FORMAT,
+  type RunFinishReason,
+  type RunRecord,
+  type RunStatus,
+} from '../record/run-record.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { supervisorPrompt } from './engines/supervisor.engine.js';
 import type { GraphRecord } from './graph-execution.js';
@@ -16,6 +21,8 @@ export interface GraphRunInput {
   maxTurns: number;
   metadata?: { [key: string]: JsonValue };
   actor?: string;
+  /** See RunRequest.onRecorded. */
+  onRecorded?: (run: RunRecord) => void;
 }
 
 export const now = () => new Date().toISOString();

@@ -12,6 +12,7 @@ import { RunLifecycle, type RunResumption } from '../lifecycle/run-lifecycle.js'
 import { stoppedReason } from '../lifecycle/run-stop.js';
 import { runError } from '../record/run-error.js';
 import type { StoredRun } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js';
 import { GraphEngine } from './engines/graph-engine.js';
 import { ParallelEngine } from './engines/parallel.engine.js';
@@ -79,6 +80,7 @@ export class GraphRunner {
       });
       const version = await this.records.put(record, 0);
       this.lifecycle.started(record, { topology: agent.spec.topology });
+      input.onRecorded?.(runView(record));
       return this.advance({ run: record, version }, lease.signal, input.actor);
     });
   }

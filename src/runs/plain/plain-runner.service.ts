@@ -21,6 +21,7 @@ import { ToolCallBudget } from '../loop/tool-call-budget.js';
 import { runError } from '../record/run-error.js';
 import type { PlainCheckpoint, StoredRun } from '../record/run-record.js';
 import { RUN_FORMAT } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js';
 import type { RunRequest } from '../run-request.js';
 import { type PlainProgress, readPlainProgress } from './plain-progress.js';
@@ -127,6 +128,7 @@ export class PlainRunner {
           };
           const version = await this.records.put(run, 0);
           this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
+          request.onRecorded?.(runView(run));
           return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
         }),
     );
