@@ -30,6 +30,7 @@ describe('migrations on PostgreSQL', () => {
       );
       expect(tables.map((t) => t.table_name)).toEqual([
         'messaging_outbox',
+        'run_events',
         'run_leases',
         'state_entries',
         STATE_MIGRATIONS_TABLE,

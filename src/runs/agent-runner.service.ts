@@ -89,6 +89,7 @@ export class AgentRunner {
               maxTurns: request.maxTurns,
               metadata: request.metadata,
               actor: request.actor,
+              deltas: request.deltas,
               onRecorded: request.onRecorded,
             },
             graph,

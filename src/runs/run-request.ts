@@ -21,6 +21,8 @@ export interface RunRequest {
   metadata?: { [key: string]: JsonValue };
   /** Key id of the caller, for the audit trail. */
   actor?: string;
+  /** The run streams the model's answer into its event log (streamed and background runs). */
+  deltas?: boolean;
   /** Receives the settled run, signed, through the durable webhook outbox. */
   webhook?: string;
   /**

@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
 import { StateModule } from '../platform/state/state.module.js';
+import { RunEventFeed } from './events/run-event-feed.js';
+import { RunEventLog } from './events/run-event-log.js';
+import { RunEventStore } from './events/run-event.store.js';
+import { RunEventsController } from './events/run-events.controller.js';
+import { RunStreams } from './events/run-streams.js';
 import { RunEvents } from './lifecycle/run-events.js';
 import { RunLeases } from './lifecycle/run-lease.js';
 import { RunLifecycle } from './lifecycle/run-lifecycle.js';
@@ -15,7 +20,7 @@ import { RunsController } from './runs.controller.js';
  */
 @Module({
   imports: [StateModule],
-  controllers: [RunsController],
+  controllers: [RunsController, RunEventsController],
   providers: [
     RunRecordStore,
     RunEvents,
@@ -24,7 +29,19 @@ import { RunsController } from './runs.controller.js';
     RunLifecycle,
     RunLeases,
     RunWaiter,
+    RunEventStore,
+    RunEventFeed,
+    RunEventLog,
+    RunStreams,
   ],
-  exports: [RunRecordStore, RunEvents, RunLifecycle, RunLeases],
+  exports: [
+    RunRecordStore,
+    RunEvents,
+    RunLifecycle,
+    RunLeases,
+    RunEventFeed,
+    RunEventLog,
+    RunStreams,
+  ],
 })
 export class RunsModule {}

@@ -130,6 +130,11 @@ export class Environment {
   @OptionalInt(16 * 1024, 256 * 1024 * 1024) SVC_SESSION_MAX_BYTES?: number;
   @OptionalInt(1024, 16 * 1024 * 1024) SVC_TOOL_RESULT_MAX_BYTES?: number;
 
+  // --- run events and streams (issue 14) ---
+  @OptionalInt(100, 1_000_000) SVC_RUN_EVENTS_MAX?: number;
+  @OptionalInt(60_000, 365 * 24 * 3_600_000) SVC_RUN_EVENTS_RETENTION_MS?: number;
+  @OptionalInt(1_000, 300_000) SVC_STREAM_HEARTBEAT_MS?: number;
+
   // --- MCP host (CONTRACT 6) ---
   @OptionalOneOf(MCP_MODES) SVC_MCP_MODE?: (typeof MCP_MODES)[number];
   @IsOptional()

@@ -12,6 +12,7 @@ export interface GatewayConfig {
   provider: ProviderConfig;
   tools: ToolsConfig;
   runLimits: RunLimitsConfig;
+  runEvents: RunEventsConfig;
   mcp: McpConfig;
   messaging: MessagingConfig;
   board: { dbPath: string };
@@ -108,6 +109,16 @@ export interface RunLimitsConfig {
   sessionMaxBytes: number;
   /** What the model is fed (and the session keeps) of one tool result; longer ones are cut. */
   toolResultMaxBytes: number;
+}
+
+/** The run event log and the streams that read it. */
+export interface RunEventsConfig {
+  /** Events one run's log holds before its model deltas are no longer written. */
+  maxPerRun: number;
+  /** A run's log is deleted once its last event is this old. */
+  retentionMs: number;
+  /** An idle event stream sends a comment this often, so proxies keep it open. */
+  heartbeatMs: number;
 }
 
 export type McpMode = (typeof MCP_MODES)[number];

@@ -191,6 +191,11 @@ export function loadConfig(
       allowedHosts: commaList(env.SVC_TOOL_ALLOWED_HOSTS),
     },
     runLimits: runLimits(env),
+    runEvents: {
+      maxPerRun: env.SVC_RUN_EVENTS_MAX ?? 10_000,
+      retentionMs: env.SVC_RUN_EVENTS_RETENTION_MS ?? 7 * 24 * 3_600_000,
+      heartbeatMs: env.SVC_STREAM_HEARTBEAT_MS ?? 15_000,
+    },
     mcp: {
       mode: env.SVC_MCP_MODE ?? 'stateful',
       allowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { LeaseKeeper } from './lease-keeper.service.js';
 import { StateDatabase } from './state-database.service.js';
+import { StateNotifications } from './state-notifications.js';
 import { StateStore } from './state-store.js';
 import { TypeormStateStore } from './typeorm-state.store.js';
 
@@ -9,7 +10,12 @@ import { TypeormStateStore } from './typeorm-state.store.js';
  * Both drivers share one implementation; the dialect is chosen from configuration.
  */
 @Module({
-  providers: [StateDatabase, { provide: StateStore, useClass: TypeormStateStore }, LeaseKeeper],
-  exports: [StateDatabase, StateStore, LeaseKeeper],
+  providers: [
+    StateDatabase,
+    { provide: StateStore, useClass: TypeormStateStore },
+    LeaseKeeper,
+    StateNotifications,
+  ],
+  exports: [StateDatabase, StateStore, LeaseKeeper, StateNotifications],
 })
 export class StateModule {}

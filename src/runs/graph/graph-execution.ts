@@ -4,6 +4,7 @@ import { AuditSink } from '../../platform/audit/audit-sink.js';
 import type { ChatCompletion, ChatMessage, ChatProvider } from '../../providers/chat.types.js';
 import type { GraphRunState, StepState } from './graph-run-state.js';
 import type { RunFinishReason, StoredRun } from '../record/run-record.js';
+import { RunJournal } from '../events/run-journal.js';
 import type { RunLifecycle } from '../lifecycle/run-lifecycle.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import type { RunLimitsConfig } from '../../platform/config/gateway-config.js';
@@ -135,6 +136,10 @@ export class GraphExecution {
       this.state.pending.push({ node_id: id, requested_at: now(), ...(call ? { call } : {}) });
     }
     await this.checkpoint();
+    RunJournal.current()?.emit('approval.requested', {
+      node: id,
+      ...(callId !== undefined ? { call_id: callId } : {}),
+    });
     return true;
   }
 
@@ -176,18 +181,22 @@ export class GraphExecution {
     delete step.ended_at;
     delete step.error;
     await this.checkpoint();
+    const journal = RunJournal.current();
+    journal?.emit('step.started', { step: id, kind: step.kind, attempt: step.runs });
     const outcome = keepable(
-      await this.services.steps.run(this.spec(id), {
-        tenantId: this.record.tenant_id,
-        actor: this.actor,
-        model: this.state.model,
-        maxTurns: this.state.max_turns,
-        signal: this.signal,
-        references: this.references,
-        budget: this.toolCalls,
-        idempotencyKey,
-        callArguments,
-      }),
+      await RunJournal.inStep(id, () =>
+        this.services.steps.run(this.spec(id), {
+          tenantId: this.record.tenant_id,
+          actor: this.actor,
+          model: this.state.model,
+          maxTurns: this.state.max_turns,
+          signal: this.signal,
+          references: this.references,
+          budget: this.toolCalls,
+          idempotencyKey,
+          callArguments,
+        }),
+      ),
     );
     step.status = outcome.ok ? 'completed' : 'failed';
     if (outcome.ok) step.output = outcome.output ?? null;
@@ -196,6 +205,11 @@ export class GraphExecution {
     this.record.turns += outcome.turns;
     this.record.tool_calls += outcome.toolCalls;
     await this.checkpoint();
+    journal?.emit('step.finished', {
+      step: id,
+      status: step.status,
+      ...(step.error !== undefined ? { error: step.error } : {}),
+    });
     this.services.lifecycle.progressed(this.record);
     this.services.audit.record({
       kind: outcome.ok ? 'step.completed' : 'step.failed',

@@ -21,6 +21,8 @@ export interface GraphRunInput {
   maxTurns: number;
   metadata?: { [key: string]: JsonValue };
   actor?: string;
+  /** See RunRequest.deltas. */
+  deltas?: boolean;
   /** See RunRequest.onRecorded. */
   onRecorded?: (run: RunRecord) => void;
 }

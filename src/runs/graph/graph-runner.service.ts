@@ -7,6 +7,7 @@ import { AuditSink } from '../../platform/audit/audit-sink.js';
 import type { GatewayConfig, RunLimitsConfig } from '../../platform/config/gateway-config.js';
 import { Tracing } from '../../platform/telemetry/tracing.service.js';
 import { ChatProvider } from '../../providers/chat.types.js';
+import { RunJournal } from '../events/run-journal.js';
 import type { RunLease } from '../lifecycle/run-lease.js';
 import { RunLifecycle, type RunResumption } from '../lifecycle/run-lifecycle.js';
 import { stoppedReason } from '../lifecycle/run-stop.js';
@@ -71,6 +72,7 @@ export class GraphRunner {
       session_id: randomUUID(),
       tenant_id: input.tenantId,
       trace_id: null,
+      ...(input.deltas ? { deltas: true } : {}),
     };
     return this.lifecycle.execute(first, { topology: agent.spec.topology }, async (trace) => {
       const record = newGraphRecord(input, agent, {
@@ -78,6 +80,7 @@ export class GraphRunner {
         traceId: trace.traceId,
         spanId: trace.spanId,
       });
+      if (input.deltas) record.deltas = true;
       const version = await this.records.put(record, 0);
       this.lifecycle.started(record, { topology: agent.spec.topology });
       input.onRecorded?.(runView(record));
@@ -121,6 +124,12 @@ export class GraphRunner {
           },
         });
         run.status = 'running';
+        RunJournal.current()?.emit('approval.decided', {
+          node: decision.node_id,
+          decision: decision.decision,
+          by: decision.by ?? null,
+          ...(decision.comment !== undefined ? { comment: decision.comment } : {}),
+        });
         this.lifecycle.resumed(run, 'decision');
       },
       decision.by ?? undefined,

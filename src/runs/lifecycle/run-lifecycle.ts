@@ -7,12 +7,19 @@ import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
 import { linkTo } from '../../platform/telemetry/tracing.service.js';
 import type { RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
+import { RunEventLog } from '../events/run-event-log.js';
+import { RunJournal } from '../events/run-journal.js';
 import { RunEvents } from './run-events.js';
 import { insideRun } from './run-lineage.js';
 import { type RunTrace, RunTracing } from './run-tracing.service.js';
 
 /** How an execution of a run began here: a new run, or one continuing a stored run. */
 export type RunResumption = 'takeover' | 'decision';
+
+const journal = () => RunJournal.current();
+
+/** A record as event data (it is JSON already). */
+const asData = (record: object) => record as unknown as JsonValue;
 
 /** The audit kind of each status a run can settle in. */
 const SETTLED_KINDS: Partial<Record<RunStatus, AuditKind>> = {
@@ -31,6 +38,7 @@ const SETTLED_KINDS: Partial<Record<RunStatus, AuditKind>> = {
 @Injectable()
 export class RunLifecycle {
   constructor(
+    private readonly log: RunEventLog,
     private readonly events: RunEvents,
     private readonly audit: AuditSink,
     private readonly tracing: RunTracing,
@@ -42,7 +50,10 @@ export class RunLifecycle {
    * resumes) and its lineage, so nothing it causes can start another run.
    */
   execute<T extends StoredRun>(
-    run: Pick<StoredRun, 'agent' | 'run_id' | 'session_id' | 'tenant_id' | 'trace_id' | 'span_id'>,
+    run: Pick<
+      StoredRun,
+      'agent' | 'run_id' | 'session_id' | 'tenant_id' | 'trace_id' | 'span_id' | 'deltas'
+    >,
     options: { topology?: string; resumed?: RunResumption },
     work: (trace: RunTrace) => Promise<T>,
   ): Promise<T> {
@@ -56,12 +67,26 @@ export class RunLifecycle {
         ? { resumed: options.resumed, links: linkTo(run.trace_id, run.span_id) }
         : {}),
     };
-    return this.tracing.trace(span, (trace) => insideRun(() => work(trace)));
+    const journal = this.log.open(run.tenant_id, run.run_id, run.deltas === true);
+    return this.tracing.trace(span, (trace) =>
+      insideRun(() =>
+        journal.within(async () => {
+          try {
+            return await work(trace);
+          } finally {
+            // What the run wrote is in its log before its caller learns how it ended.
+            await journal.flush();
+          }
+        }),
+      ),
+    );
   }
 
   /** A new run was recorded and starts executing here. */
   started(run: StoredRun, details: { [key: string]: JsonValue }): void {
-    this.events.started(runView(run));
+    const view = runView(run);
+    this.events.started(view);
+    journal()?.emit('run.started', { run: asData(view) });
     this.audit.record({
       kind: 'run.started',
       tenantId: run.tenant_id,
@@ -72,7 +97,12 @@ export class RunLifecycle {
 
   /** This process continues a stored run: one whose owner stopped, or one after a decision. */
   resumed(run: StoredRun, how: RunResumption, takeovers?: number): void {
-    this.events.started(runView(run));
+    const view = runView(run);
+    this.events.started(view);
+    journal()?.emit(how === 'takeover' ? 'run.taken_over' : 'run.resumed', {
+      ...(takeovers !== undefined ? { takeovers } : {}),
+      run: asData(view),
+    });
     if (how !== 'takeover') return;
     this.metrics.recordLeaseTakeover();
     this.audit.record({
@@ -85,11 +115,14 @@ export class RunLifecycle {
   /** The run moved on: a turn or a step finished. */
   progressed(run: StoredRun): void {
     this.events.progressed(runView(run));
+    journal()?.emit('run.progressed', { turns: run.turns, tool_calls: run.tool_calls });
   }
 
   /** The run's settled state is recorded: completed, failed, denied, or paused for a decision. */
   settled(run: StoredRun, actor?: string): void {
-    this.events.settled(runView(run));
+    const view = runView(run);
+    this.events.settled(view);
+    journal()?.emit(run.status === 'paused' ? 'run.paused' : 'run.settled', { run: asData(view) });
     const kind = SETTLED_KINDS[run.status];
     if (!kind) return;
     this.audit.record({

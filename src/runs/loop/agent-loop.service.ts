@@ -1,13 +1,38 @@
 import { HttpException, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
-import { ChatProvider, type ChatMessage, type ToolCall } from '../../providers/chat.types.js';
+import { performance } from 'node:perf_hooks';
+import type { JsonValue } from '../../platform/state/state-store.js';
+import {
+  ChatProvider,
+  type ChatDelta,
+  type ChatMessage,
+  type ToolCall,
+} from '../../providers/chat.types.js';
+import { RunJournal } from '../events/run-journal.js';
 import type { InFlightTurn, RunFinishReason } from '../record/run-record.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
 import { mapConcurrently } from './concurrency.js';
 import { ToolCallBudget, type ToolCallLimits } from './tool-call-budget.js';
 import { toolReply, toolResultContent } from './tool-result-content.js';
+
+/** The run's `model.delta` events of turn `turn`, when the run streams its model's answer. */
+function deltaWriter(turn: number): ((delta: ChatDelta) => void) | undefined {
+  const journal = RunJournal.current();
+  if (!journal?.wantsDeltas) return undefined;
+  return (delta) => {
+    if (delta.kind === 'text') {
+      journal.emit('model.delta', { turn, text: delta.text });
+      return;
+    }
+    const call: { [key: string]: JsonValue } = { index: delta.index };
+    if (delta.id !== undefined) call.id = delta.id;
+    if (delta.name !== undefined) call.name = delta.name;
+    if (delta.arguments !== undefined) call.arguments = delta.arguments;
+    journal.emit('model.delta', { turn, tool_call: call });
+  };
+}
 
 /**
  * Tool calls of one turn in flight at once; the rest wait for a free slot. Enough for the usual
@@ -124,7 +149,7 @@ export class AgentLoop {
             model: input.model,
             toolset: input.toolset,
           },
-          { signal: input.signal },
+          { signal: input.signal, onDelta: deltaWriter(turns + 1) },
         );
         const answer = completion.message;
         const calls = answer.tool_calls ?? [];
@@ -184,7 +209,33 @@ export class AgentLoop {
     );
   }
 
+  /** One tool call, between its `tool.started` and `tool.finished` events. */
   private async callTool(input: LoopInput, turn: number, call: ToolCall): Promise<ChatMessage> {
+    const journal = RunJournal.current();
+    journal?.emit('tool.started', {
+      turn,
+      call_id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
+    const started = performance.now();
+    const { reply, isError } = await this.callToolOnce(input, turn, call);
+    journal?.emit('tool.finished', {
+      turn,
+      call_id: call.id,
+      name: call.name,
+      duration_ms: Math.round(performance.now() - started),
+      is_error: isError,
+      result: reply.content,
+    });
+    return reply;
+  }
+
+  private async callToolOnce(
+    input: LoopInput,
+    turn: number,
+    call: ToolCall,
+  ): Promise<{ reply: ChatMessage; isError: boolean }> {
     try {
       const outcome = await this.tools.execute(
         {
@@ -200,18 +251,20 @@ export class AgentLoop {
           ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey(turn, call) } : {}),
         },
       );
-      return toolReply(
+      const reply = toolReply(
         call,
         toolResultContent(outcome.result, outcome.isError, Number.POSITIVE_INFINITY),
         this.resultMaxBytes,
       );
+      return { reply, isError: outcome.isError };
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return toolReply(
+      const reply = toolReply(
         call,
         toolResultContent(error.message, true, Number.POSITIVE_INFINITY),
         this.resultMaxBytes,
       );
+      return { reply, isError: true };
     }
   }
 }

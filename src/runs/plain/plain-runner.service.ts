@@ -91,7 +91,12 @@ export class PlainRunner {
   /** Records a new run (it must not exist) and executes it. */
   start(request: RunRequest, runId: string, lease: RunLease): Promise<StoredRun> {
     const sessionId = request.sessionId ?? randomUUID();
-    const first = { agent: request.agent, run_id: runId, session_id: sessionId };
+    const first = {
+      agent: request.agent,
+      run_id: runId,
+      session_id: sessionId,
+      ...(request.deltas ? { deltas: true } : {}),
+    };
     return this.lifecycle.execute(
       { ...first, tenant_id: request.tenantId, trace_id: null },
       {},

@@ -83,6 +83,8 @@ export interface StoredRun extends RunRecord {
   actor?: string;
   /** The span of the run's first execution, which later executions link to. */
   span_id?: string;
+  /** The run streams the model's answer into its event log (a streamed or background run). */
+  deltas?: boolean;
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([

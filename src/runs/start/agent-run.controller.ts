@@ -1,13 +1,15 @@
-import { Body, Controller, HttpCode, HttpStatus, Logger, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ConfigService } from '@nestjs/config';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { acceptsEventStream } from '../../platform/http/event-stream.js';
 import type { RunRecord } from '../record/run-record.js';
 import { AgentRunner } from '../agent-runner.service.js';
 import { RunAgentDto } from '../dto/run-agent.dto.js';
+import { RunStreams } from '../events/run-streams.js';
 import { toRunRequest } from '../run-request.js';
 import { startDetached } from './detached-run.js';
 
@@ -23,38 +25,50 @@ export class AgentController {
 
   constructor(
     private readonly runner: AgentRunner,
+    private readonly streams: RunStreams,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.maxTurns = config.get('provider', { infer: true }).maxTurns;
   }
 
   /**
-   * Runs the agent to the end and answers with the run (CONTRACT section 5); 202 when a graph
-   * run stopped at a node that waits for approval. `background: true` answers 202 with
-   * `Location` as soon as the run is recorded.
+   * Runs the agent (CONTRACT section 5) and answers one of three ways: with the run once it
+   * ends (202 when a graph run stopped at a node that waits for approval); with `stream: true`
+   * or `Accept: text/event-stream`, with the run's events as they happen; with `background:
+   * true`, 202 and `Location` as soon as the run is recorded. Streamed and background runs go
+   * on when the client leaves. Anything that stops a run from starting is a problem response.
    */
   @RequirePermissions('runs:write')
   @Post('run')
-  @HttpCode(200)
   async run(
     @Body() body: RunAgentDto,
     @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) response: Response,
-  ): Promise<RunRecord> {
+    @Req() httpRequest: Request,
+    @Res() response: Response,
+  ): Promise<void> {
     const request = toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId);
-    if (body.background) {
+    const streamed = body.stream ?? acceptsEventStream(httpRequest);
+    if (streamed || body.background) {
+      const runId = request.runId ?? randomUUID();
       const started = await startDetached(
         this.runner,
-        { ...request, runId: request.runId ?? randomUUID() },
+        { ...request, runId, deltas: true },
         this.logger,
       );
-      const { record } = started;
-      response.location(runLocation(record));
-      if (!started.ended || record.status === 'paused') response.status(HttpStatus.ACCEPTED);
-      return record;
+      const location = runLocation(started.record);
+      if (streamed) {
+        // The whole log from its start: a repeated run id streams what its run did.
+        await this.streams.stream(request.tenantId, runId, 0, response, { Location: location });
+        return;
+      }
+      const waiting = !started.ended || started.record.status === 'paused';
+      response
+        .status(waiting ? HttpStatus.ACCEPTED : HttpStatus.OK)
+        .location(location)
+        .json(started.record);
+      return;
     }
     const record = await this.runner.run(request);
-    if (record.status === 'paused') response.status(HttpStatus.ACCEPTED);
-    return record;
+    response.status(record.status === 'paused' ? HttpStatus.ACCEPTED : HttpStatus.OK).json(record);
   }
 }

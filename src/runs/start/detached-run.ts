@@ -38,7 +38,7 @@ export function startDetached(
         if (!recorded) resolve({ record, ended: true });
       },
       (error: unknown) => {
-        if (!recorded) reject(error);
+        if (!recorded) reject(error as Error);
         else logger.debug(`detached run ${request.runId ?? ''} stopped here: ${String(error)}`);
       },
     );

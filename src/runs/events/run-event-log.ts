@@ -1,0 +1,72 @@
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig, RunEventsConfig } from '../../platform/config/gateway-config.js';
+import { ServingSignal } from '../../platform/http/serving-signal.js';
+import { RunEventFeed } from './run-event-feed.js';
+import { RunEventStore } from './run-event.store.js';
+import { RunJournal } from './run-journal.js';
+
+/** How often each replica deletes logs past their retention, and how many runs at a time. */
+const PRUNE_EVERY_MS = 10 * 60_000;
+const PRUNE_RUNS = 500;
+
+/**
+ * The run event log of this process: a journal for each execution of a run (RunLifecycle opens
+ * one), whose writes reach this replica's subscribers at once and other replicas' through the
+ * store's notification; and the retention of the logs (SVC_RUN_EVENTS_RETENTION_MS), pruned by
+ * every serving replica.
+ */
+@Injectable()
+export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(RunEventLog.name);
+  private readonly config: RunEventsConfig;
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: RunEventStore,
+    private readonly feed: RunEventFeed,
+    private readonly serving: ServingSignal,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.config = config.get('runEvents', { infer: true });
+  }
+
+  /** The journal of one execution of a run; `deltas`: the run streams the model's answer. */
+  open(tenantId: string, runId: string, deltas: boolean): RunJournal {
+    return new RunJournal(
+      tenantId,
+      runId,
+      async (events) => {
+        const written = await this.store.append(tenantId, runId, events);
+        this.feed.published(tenantId, runId, written);
+        return written;
+      },
+      { maxEvents: this.config.maxPerRun, deltas, logger: this.logger },
+    );
+  }
+
+  onApplicationBootstrap(): void {
+    this.serving.whenServing(() => {
+      this.timer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+      this.timer.unref();
+    });
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.timer);
+  }
+
+  private async prune(): Promise<void> {
+    try {
+      const removed = await this.store.prune(this.config.retentionMs, PRUNE_RUNS);
+      if (removed > 0) this.logger.log(`deleted ${removed} run events past their retention`);
+    } catch (error) {
+      this.logger.warn(`pruning run events failed: ${String(error)}`);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { type SqlDialect, sqlDialect } from '../../platform/state/sql-dialect.js';
+import { StateDatabase } from '../../platform/state/state-database.service.js';
+import { StateNotifications } from '../../platform/state/state-notifications.js';
+import type { NewRunEvent, RunEvent, RunEventData, RunEventType } from './run-event.js';
+
+/** The channel a PostgreSQL append notifies: `[tenant, run, last id]` as JSON. */
+export const RUN_EVENTS_CHANNEL = 'svc_run_events';
+
+/** Events one statement writes at most (parameters stay far below both drivers' limits). */
+export const MAX_APPEND_BATCH = 500;
+
+/** Appends that lost the race for an id to another writer of the run are tried again. */
+const APPEND_ATTEMPTS = 5;
+
+interface Row {
+  seq: number | string;
+  type: RunEventType;
+  data: string;
+  created_at: number | string;
+}
+
+function toEvent(row: Row): RunEvent {
+  return {
+    id: Number(row.seq),
+    type: row.type,
+    at: new Date(Number(row.created_at)).toISOString(),
+    data: JSON.parse(row.data) as RunEventData,
+  };
+}
+
+function isDuplicateKey(error: unknown): boolean {
+  const code =
+    (error as { driverError?: { code?: unknown } }).driverError?.code ??
+    (error as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/**
+ * The run event log in the state backend (table `run_events`). An append numbers its events
+ * after the run's last one in the same statement, so the ids of a run increase in the order
+ * they were committed and a reader that remembers the last id it saw misses nothing; two
+ * writers of one run (an owner that lost its lease, and the one that took over) cannot both
+ * take an id, and the loser tries again. On PostgreSQL the same statement notifies
+ * RUN_EVENTS_CHANNEL, so other replicas' streams wake without polling.
+ */
+@Injectable()
+export class RunEventStore {
+  private readonly dialect: SqlDialect;
+  private readonly postgres: boolean;
+
+  constructor(
+    private readonly database: StateDatabase,
+    private readonly notifications: StateNotifications,
+  ) {
+    this.dialect = sqlDialect(database.backend);
+    this.postgres = database.backend === 'postgres';
+  }
+
+  /** Writes `events` (at most MAX_APPEND_BATCH) after the run's last event; answers them numbered. */
+  async append(tenantId: string, runId: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+    if (events.length === 0) return [];
+    const { text, params } = this.appendStatement(tenantId, runId, events);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.database.query(text, params);
+        const first = Math.min(...(result.records as Row[]).map((row) => Number(row.seq)));
+        if (!this.postgres) {
+          const last = first + events.length - 1;
+          void this.notifications.notify(
+            RUN_EVENTS_CHANNEL,
+            JSON.stringify([tenantId, runId, last]),
+          );
+        }
+        return events.map((event, i) => ({
+          id: first + i,
+          type: event.type,
+          at: new Date(event.at).toISOString(),
+          data: event.data,
+        }));
+      } catch (error) {
+        if (!isDuplicateKey(error) || attempt >= APPEND_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** The run's events after `afterId`, in order, at most `limit`. */
+  async after(
+    tenantId: string,
+    runId: string,
+    afterId: number,
+    limit: number,
+  ): Promise<RunEvent[]> {
+    const p = (n: number) => this.dialect.param(n);
+    const result = await this.database.query(
+      `SELECT seq, type, data, created_at FROM run_events
+        WHERE tenant_id = ${p(1)} AND run_id = ${p(2)} AND seq > ${p(3)}
+        ORDER BY seq LIMIT ${p(4)}`,
+      [tenantId, runId, afterId, limit],
+    );
+    return (result.records as Row[]).map(toEvent);
+  }
+
+  /** The id of the run's last event (0 when it has none). */
+  async lastId(tenantId: string, runId: string): Promise<number> {
+    const p = (n: number) => this.dialect.param(n);
+    const result = await this.database.query(
+      `SELECT MAX(seq) AS seq FROM run_events WHERE tenant_id = ${p(1)} AND run_id = ${p(2)}`,
+      [tenantId, runId],
+    );
+    const row = result.records[0] as { seq: number | string | null } | undefined;
+    return Number(row?.seq ?? 0);
+  }
+
+  /**
+   * Deletes the logs of runs whose last event is older than `ageMs` (a run paused for longer
+   * keeps its log while it still changes); answers how many events went.
+   */
+  async prune(ageMs: number, runs: number): Promise<number> {
+    const p = (n: number) => this.dialect.param(n);
+    const cutoff = Date.now() - ageMs;
+    const result = await this.database.query(
+      `DELETE FROM run_events WHERE (tenant_id, run_id) IN (
+         SELECT tenant_id, run_id FROM run_events
+          WHERE created_at < ${p(1)}
+          GROUP BY tenant_id, run_id
+         HAVING MAX(created_at) < ${p(2)}
+          LIMIT ${p(3)})`,
+      [cutoff, cutoff, runs],
+    );
+    return result.affected ?? 0;
+  }
+
+  /**
+   * The append statement. Parameters are bound in order of appearance (sqlite's `?` cannot be
+   * reused), so every placeholder is made where it appears in the text.
+   */
+  private appendStatement(tenantId: string, runId: string, events: NewRunEvent[]) {
+    const params: unknown[] = [];
+    const p = (value: unknown) => {
+      params.push(value);
+      return this.dialect.param(params.length);
+    };
+    let text = `INSERT INTO run_events (tenant_id, run_id, seq, type, data, created_at)
+      SELECT ${p(tenantId)}, ${p(runId)}, base.last + v.column1, v.column2, v.column3, v.column4
+        FROM (SELECT COALESCE(MAX(seq), 0) AS last FROM run_events
+               WHERE tenant_id = ${p(tenantId)} AND run_id = ${p(runId)}) AS base,
+             (VALUES `;
+    text += events
+      .map(
+        (event, i) =>
+          `(${i + 1}, CAST(${p(event.type)} AS VARCHAR(40)), ` +
+          `CAST(${p(JSON.stringify(event.data))} AS TEXT), CAST(${p(event.at)} AS BIGINT))`,
+      )
+      .join(', ');
+    text += `) AS v
+      RETURNING seq`;
+    if (!this.postgres) return { text, params };
+    // One round trip: the append and its notification commit together.
+    text = `WITH ins AS (${text}),
+      note AS (SELECT pg_notify('${RUN_EVENTS_CHANNEL}',
+                 json_build_array(CAST(${p(tenantId)} AS TEXT), CAST(${p(runId)} AS TEXT),
+                                  MAX(seq))::text) AS sent
+                 FROM ins)
+      SELECT ins.seq FROM ins CROSS JOIN note`;
+    return { text, params };
+  }
+}
