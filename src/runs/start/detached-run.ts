@@ -38,7 +38,7 @@ export function startDetached(
         if (!recorded) resolve({ record, ended: true });
       },
       (error: unknown) => {
-        if (!recorded) reject(error as Error);
+        if (!recorded) reject(error instanceof Error ? error : new Error(String(error)));
         else logger.debug(`detached run ${request.runId ?? ''} stopped here: ${String(error)}`);
       },
     );
