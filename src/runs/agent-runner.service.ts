@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
+import { RunCancels } from './cancel/run-cancels.service.js';
 import { GraphRunner, isGraphRun } from './graph/graph-runner.service.js';
 import { type RunLease, RunLeases } from './lifecycle/run-lease.js';
 import { MAX_RUN_DEPTH, tooDeepForRun } from './lifecycle/run-lineage.js';
@@ -42,6 +43,7 @@ export class AgentRunner {
     private readonly plain: PlainRunner,
     private readonly graphs: GraphRunner,
     private readonly specs: AgentSpecStore,
+    private readonly cancels: RunCancels,
   ) {}
 
   async run(request: RunRequest): Promise<RunRecord> {
@@ -124,15 +126,17 @@ export class AgentRunner {
    * stopped here, or could not start) hands it over, so whatever is recorded is continued by a
    * sweep, and the caller learns where the run goes on.
    */
-  private async underLease<T>(
+  private async underLease(
     lease: RunLease,
     runId: string,
-    work: () => Promise<T | null>,
-  ): Promise<T | null> {
-    let result: T | null;
+    work: () => Promise<StoredRun | null>,
+  ): Promise<StoredRun | null> {
+    let result: StoredRun | null;
     try {
       result = await work();
     } catch (error) {
+      const cancelled = lease.cancelled;
+      if (cancelled) return this.settleCancelled(lease, cancelled.by);
       await lease.handOver();
       throw stoppedReason(error, lease.signal) === null
         ? error
@@ -142,9 +146,28 @@ export class AgentRunner {
     return result;
   }
 
-  /** A stored, unsettled run goes on from its checkpoint, whatever kind it is. */
+  /** The run was cancelled while it executed here: it settles `cancelled` under its lease. */
+  private async settleCancelled(lease: RunLease, by: string | null): Promise<StoredRun | null> {
+    let settled: StoredRun | null;
+    try {
+      settled = await this.cancels.settle(lease.tenantId, lease.runId, by);
+    } catch (error) {
+      // Not written: the cancellation request stays, and whoever continues the run settles it.
+      await lease.handOver();
+      throw error;
+    }
+    await lease.finish();
+    return settled;
+  }
+
+  /**
+   * A stored, unsettled run goes on from its checkpoint, whatever kind it is; one whose
+   * cancellation was asked for settles `cancelled` instead.
+   */
   private async continueRun(stored: VersionedRun, lease: RunLease): Promise<StoredRun> {
     const { run } = stored;
+    const cancel = await this.cancels.requested(run.tenant_id, run.run_id);
+    if (cancel) return (await this.cancels.settle(run.tenant_id, run.run_id, cancel.by)) ?? run;
     if (isGraphRun(run)) return this.graphs.resume({ ...stored, run }, lease);
     if (run.loop) return this.plain.resume({ ...stored, run: { ...run, loop: run.loop } }, lease);
     return this.interrupted(stored);

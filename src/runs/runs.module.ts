@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
 import { StateModule } from '../platform/state/state.module.js';
+import { CancelController } from './cancel/cancel.controller.js';
+import { RunCancels } from './cancel/run-cancels.service.js';
 import { RunEventFeed } from './events/run-event-feed.js';
 import { RunEventLog } from './events/run-event-log.js';
 import { RunEventStore } from './events/run-event.store.js';
@@ -15,12 +17,14 @@ import { RunRecordStore } from './record/run-record.store.js';
 import { RunsController } from './runs.controller.js';
 
 /**
- * What every kind of run shares: run records (`GET /v1/runs/{id}`, long-polled with `?wait=`), the run leases, and the
- * lifecycle (events, tracing, metrics, audit) that plain and graph execution both go through.
+ * What every kind of run shares: run records (`GET /v1/runs/{id}`, long-polled with `?wait=`),
+ * the run leases, the lifecycle (events, tracing, metrics, audit) that plain and graph execution
+ * both go through, the run event log and its streams (`GET /v1/runs/{id}/events`), and
+ * cancellation (`POST /v1/runs/{id}/cancel`).
  */
 @Module({
   imports: [StateModule],
-  controllers: [RunsController, RunEventsController],
+  controllers: [RunsController, RunEventsController, CancelController],
   providers: [
     RunRecordStore,
     RunEvents,
@@ -33,6 +37,7 @@ import { RunsController } from './runs.controller.js';
     RunEventFeed,
     RunEventLog,
     RunStreams,
+    RunCancels,
   ],
   exports: [
     RunRecordStore,
@@ -42,6 +47,7 @@ import { RunsController } from './runs.controller.js';
     RunEventFeed,
     RunEventLog,
     RunStreams,
+    RunCancels,
   ],
 })
 export class RunsModule {}

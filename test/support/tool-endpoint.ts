@@ -9,6 +9,8 @@ export interface ReceivedCall {
   /** Epoch ms when the request was read, and when its answer was sent. */
   receivedAt: number;
   answeredAt?: number;
+  /** Epoch ms when the caller closed the connection before an answer was sent. */
+  abandonedAt?: number;
 }
 
 export interface ToolEndpoint {
@@ -42,6 +44,9 @@ export async function startToolEndpoint(): Promise<ToolEndpoint> {
       };
       received.push(call);
       res.on('finish', () => (call.answeredAt = Date.now()));
+      res.on('close', () => {
+        if (call.answeredAt === undefined) call.abandonedAt = Date.now();
+      });
       const json = (status: number, value: unknown) => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(value));

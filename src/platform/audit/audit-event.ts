@@ -7,6 +7,7 @@ export type AuditKind =
   | 'run.failed'
   | 'run.paused'
   | 'run.denied'
+  | 'run.cancelled'
   | 'run.taken_over'
   | 'step.completed'
   | 'step.failed'

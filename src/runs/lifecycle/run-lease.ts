@@ -29,6 +29,14 @@ export class ShuttingDown extends Error {
   }
 }
 
+/** Why a run stopped: someone cancelled it (POST /v1/runs/{id}/cancel). */
+export class RunCancelled extends Error {
+  override readonly name = 'RunCancelled';
+  constructor(readonly by: string | null) {
+    super('the run was cancelled');
+  }
+}
+
 /**
  * A run's lease, held by this process while it executes the run. The one error policy of the
  * lease protocol lives here: giving a lease up never throws, because by then the run is either
@@ -36,13 +44,31 @@ export class ShuttingDown extends Error {
  * releases it) or left for another replica (an expired lease is what it looks for).
  */
 export class RunLease {
+  private readonly cancellation = new AbortController();
+  /** Aborts when the lease was lost, the process is stopping its runs, or the run is cancelled. */
+  readonly signal: AbortSignal;
+
   constructor(
     private readonly held: HeldLease,
-    /** Aborts when the lease was lost or the process is stopping its runs. */
-    readonly signal: AbortSignal,
+    stopping: AbortSignal,
     private readonly logger: Logger,
     private readonly done: () => void,
-  ) {}
+    readonly tenantId: string,
+    readonly runId: string,
+  ) {
+    this.signal = AbortSignal.any([held.signal, stopping, this.cancellation.signal]);
+  }
+
+  /** Stops the run's execution here (in-flight model and tool calls abort) to settle it cancelled. */
+  cancel(by: string | null): void {
+    if (!this.cancellation.signal.aborted) this.cancellation.abort(new RunCancelled(by));
+  }
+
+  /** The cancellation that stopped the run, when one did (and the lease is still held). */
+  get cancelled(): RunCancelled | null {
+    const reason: unknown = this.signal.reason;
+    return reason instanceof RunCancelled && !this.held.signal.aborted ? reason : null;
+  }
 
   /** The run settled (or never started): the lease goes, the next claim wins at once. */
   async finish(): Promise<void> {
@@ -78,7 +104,7 @@ export class RunLease {
 export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(RunLeases.name);
   private readonly stopping = new AbortController();
-  private readonly held = new Set<RunLease>();
+  private readonly held = new Map<string, RunLease>();
   private readonly idle: Array<() => void> = [];
   private readonly drainMs: number;
   private stopTimer?: NodeJS.Timeout;
@@ -97,12 +123,24 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
     if (!held) return null;
     const lease: RunLease = new RunLease(
       held,
-      AbortSignal.any([held.signal, this.stopping.signal]),
+      this.stopping.signal,
       this.logger,
       () => this.forget(lease),
+      tenantId,
+      runId,
     );
-    this.held.add(lease);
+    this.held.set(heldKey(tenantId, runId), lease);
     return lease;
+  }
+
+  /** The lease of a run this process executes now, if it does. */
+  heldFor(tenantId: string, runId: string): RunLease | undefined {
+    return this.held.get(heldKey(tenantId, runId));
+  }
+
+  /** Every run lease this process holds now. */
+  allHeld(): RunLease[] {
+    return [...this.held.values()];
   }
 
   /** The drain begins (the HTTP server stops accepting): runs are stopped before it ends. */
@@ -130,7 +168,10 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
   }
 
   private forget(lease: RunLease): void {
-    this.held.delete(lease);
+    const key = heldKey(lease.tenantId, lease.runId);
+    if (this.held.get(key) === lease) this.held.delete(key);
     if (this.held.size === 0) this.idle.splice(0).forEach((resolve) => resolve());
   }
 }
+
+const heldKey = (tenantId: string, runId: string) => `${tenantId}\u0000${runId}`;

@@ -8,6 +8,7 @@ import { linkTo } from '../../platform/telemetry/tracing.service.js';
 import type { RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunEventLog } from '../events/run-event-log.js';
+import type { RunEventData, RunEventType } from '../events/run-event.js';
 import { RunJournal } from '../events/run-journal.js';
 import { RunEvents } from './run-events.js';
 import { insideRun } from './run-lineage.js';
@@ -27,6 +28,7 @@ const SETTLED_KINDS: Partial<Record<RunStatus, AuditKind>> = {
   failed: 'run.failed',
   paused: 'run.paused',
   denied: 'run.denied',
+  cancelled: 'run.cancelled',
 };
 
 /**
@@ -138,6 +140,23 @@ export class RunLifecycle {
         ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
       },
     });
+  }
+
+  /**
+   * The run settled without executing here (a cancelled run nobody was executing, or one
+   * stopped by its cancellation): its settled event is written and flushed like any other.
+   */
+  async settledHere(run: StoredRun, actor?: string): Promise<void> {
+    const journal = this.log.open(run.tenant_id, run.run_id, false);
+    journal.within(() => this.settled(run, actor));
+    await journal.flush();
+  }
+
+  /** Something happened to a run outside its execution (a cancellation was asked for). */
+  async note(run: Pick<StoredRun, 'tenant_id' | 'run_id'>, type: RunEventType, data: RunEventData) {
+    const journal = this.log.open(run.tenant_id, run.run_id, false);
+    journal.emit(type, data);
+    await journal.flush();
   }
 
   /**

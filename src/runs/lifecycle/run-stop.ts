@@ -6,7 +6,7 @@ import {
   StateUnavailableError,
 } from '../../platform/state/state-store.js';
 import { STATE_RETRY_AFTER_S } from '../../platform/state/state-unavailable.js';
-import { ShuttingDown } from './run-lease.js';
+import { RunCancelled, ShuttingDown } from './run-lease.js';
 
 /**
  * Why a run cannot go on in this process although it is not over, or null when `error` is the
@@ -16,6 +16,7 @@ import { ShuttingDown } from './run-lease.js';
 export function stoppedReason(error: unknown, signal?: AbortSignal): string | null {
   const cause: unknown = signal?.aborted ? signal.reason : error;
   if (cause instanceof ShuttingDown) return 'this replica is shutting down';
+  if (cause instanceof RunCancelled) return 'it was cancelled';
   if (cause instanceof LeaseLostError) return 'another replica took its lease over';
   // The run record moved on under this process: another one owns the run now.
   if (cause instanceof StateConflictError) return 'another replica wrote the run';

@@ -1,10 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { runScope } from '../../platform/state/state-scopes.js';
-import { type JsonValue, type StateKey, StateStore } from '../../platform/state/state-store.js';
+import {
+  type JsonValue,
+  StateConflictError,
+  type StateKey,
+  StateStore,
+} from '../../platform/state/state-store.js';
 import type { StoredRun } from './run-record.js';
 import { readStoredRun } from './run-record.mapper.js';
 
 const RECORD = 'record';
+/** A cancellation asked for: kept beside the record, read by whoever executes the run next. */
+const CANCEL = 'cancel';
+
+/** Who asked for a run's cancellation, and when. */
+export interface CancelRequest {
+  by: string | null;
+  at: string;
+}
 
 export interface VersionedRun {
   run: StoredRun;
@@ -30,6 +43,24 @@ export class RunRecordStore {
   async getVersioned(tenantId: string, runId: string): Promise<VersionedRun | null> {
     const entry = await this.store.get(recordKey(tenantId, runId));
     return entry ? { run: readStoredRun(entry.value), version: entry.version } : null;
+  }
+
+  /** Records that the run is to be cancelled (the first request is kept). */
+  async requestCancel(tenantId: string, runId: string, by: string | null): Promise<void> {
+    const request: CancelRequest = { by, at: new Date().toISOString() };
+    await this.store
+      .put({ tenantId, sessionId: runScope(runId), key: CANCEL }, request as unknown as JsonValue, {
+        expectedVersion: 0,
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof StateConflictError)) throw error;
+      });
+  }
+
+  /** The run's cancellation request, when one was made. */
+  async cancelRequest(tenantId: string, runId: string): Promise<CancelRequest | null> {
+    const entry = await this.store.get({ tenantId, sessionId: runScope(runId), key: CANCEL });
+    return entry ? (entry.value as unknown as CancelRequest) : null;
   }
 
   /**

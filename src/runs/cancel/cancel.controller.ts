@@ -1,0 +1,33 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
+import type { Principal } from '../../platform/auth/principal.js';
+import { RunPathDto } from '../dto/run-path.dto.js';
+import type { RunRecord } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
+import { CancelDto } from './cancel.dto.js';
+import { RunCancels } from './run-cancels.service.js';
+
+@Controller('v1/runs')
+export class CancelController {
+  constructor(private readonly cancels: RunCancels) {}
+
+  /**
+   * Cancels a queued, running or paused run on whichever replica holds it: 200 with the run once
+   * it is `cancelled` (also when it already was), 202 with the run while the replica executing it
+   * is still stopping it, 409 when it already ended otherwise.
+   */
+  @RequirePermissions('runs:write')
+  @Post(':run_id/cancel')
+  @HttpCode(200)
+  async cancel(
+    @Param() { run_id: runId }: RunPathDto,
+    @Body() body: CancelDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) response: Response,
+  ): Promise<RunRecord> {
+    const outcome = await this.cancels.cancel(body.tenant_id, runId, principal.keyId ?? null);
+    if (!outcome.settled) response.status(HttpStatus.ACCEPTED);
+    return runView(outcome.run);
+  }
+}
