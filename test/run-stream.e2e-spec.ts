@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
+import { refundGraph } from './support/graphs.js';
 import { type ReceivedEvent, readEvents } from './support/sse-client.js';
 import {
   type ToolEndpoint,
@@ -141,6 +142,47 @@ describe.each(BACKENDS)('streamed runs and run events (%s)', (backend) => {
       .set(auth)
       .expect(200);
     expect(waited.body.status).toBe('completed');
+  });
+
+  it('a paused run keeps its stream open with heartbeats; a decision elsewhere carries it to the end', async () => {
+    const runId = `${backend}-stream-paused`;
+    await request(one.url).put('/v1/agents/refund').set(auth).send(refundGraph(TENANT)).expect(200);
+    let decided: Promise<unknown> | undefined;
+    const result = await readEvents(`${one.url}/v1/agent/run`, {
+      method: 'POST',
+      headers: auth,
+      body: { tenant_id: TENANT, agent: 'refund', prompt: 'order 5', run_id: runId, stream: true },
+      // Two heartbeats while paused, then a decision on the other replica.
+      onComment: (count) => {
+        if (count >= 2 && !decided) {
+          decided = request(two.url)
+            .post(`/v1/runs/${runId}/approve`)
+            .set(auth)
+            .send({ tenant_id: TENANT, node_id: 'pay' })
+            .then((res) => res.status);
+        }
+      },
+    });
+    expect(await decided).toBe(200);
+    const seen = types(result.events);
+    expect(seen).toEqual([
+      'run.started',
+      'step.started',
+      'step.finished',
+      'run.progressed',
+      'approval.requested',
+      'run.paused',
+      'approval.decided',
+      'run.resumed',
+      'step.started',
+      'step.finished',
+      'run.progressed',
+      'run.settled',
+    ]);
+    expect(result.comments).toBeGreaterThanOrEqual(2);
+    const decision = body(result.events[6]).data;
+    expect(decision).toMatchObject({ node: 'pay', decision: 'approved' });
+    expect((body(result.events.at(-1)!).data.run as { status: string }).status).toBe('completed');
   });
 
   it('refuses what it cannot stream with a problem, not a stream', async () => {

@@ -17,6 +17,8 @@ export interface SseResult {
   body?: unknown;
   /** The id of the last event with one (what a client sends as Last-Event-ID). */
   lastEventId?: string;
+  /** Comment lines received (heartbeats). */
+  comments: number;
 }
 
 export interface SseOptions {
@@ -27,6 +29,8 @@ export interface SseOptions {
   until?: (event: ReceivedEvent, all: ReceivedEvent[]) => boolean;
   /** Called for every event as it arrives. */
   onEvent?: (event: ReceivedEvent) => void;
+  /** Called with the number of comment lines (heartbeats) so far, after each block. */
+  onComment?: (comments: number) => void;
   timeoutMs?: number;
 }
 
@@ -62,10 +66,11 @@ export async function readEvents(url: string, options: SseOptions = {}): Promise
       } catch {
         // keep the text
       }
-      return { status: response.status, headers: response.headers, events: [], body };
+      return { status: response.status, headers: response.headers, events: [], body, comments: 0 };
     }
     const events: ReceivedEvent[] = [];
     let lastEventId: string | undefined;
+    let comments = 0;
     const decoder = new TextDecoder();
     let buffer = '';
     const reader = response.body!.getReader();
@@ -78,6 +83,8 @@ export async function readEvents(url: string, options: SseOptions = {}): Promise
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
+        comments += block.split('\n').filter((line) => line.startsWith(':')).length;
+        options.onComment?.(comments);
         const event = parseBlock(block, started);
         if (!event) continue;
         if (event.id !== undefined) lastEventId = event.id;
@@ -94,7 +101,7 @@ export async function readEvents(url: string, options: SseOptions = {}): Promise
         break;
       }
     }
-    return { status: response.status, headers: response.headers, events, lastEventId };
+    return { status: response.status, headers: response.headers, events, lastEventId, comments };
   } finally {
     clearTimeout(timer);
   }
