@@ -33,6 +33,11 @@ describe.each(BACKENDS)('POST /v1/runs/{id}/cancel (%s)', (backend) => {
       name: 'forever',
       route: '/hold',
     });
+    await registerRouteTool(endpoint, one.url, auth, {
+      tenant: TENANT,
+      name: 'slow',
+      route: '/sleep/1500',
+    });
     await request(one.url).put('/v1/agents/refund').set(auth).send(refundGraph(TENANT)).expect(200);
   });
   afterAll(async () => {
@@ -109,6 +114,52 @@ describe.each(BACKENDS)('POST /v1/runs/{id}/cancel (%s)', (backend) => {
       .set(auth)
       .send({ tenant_id: TENANT, node_id: 'pay' })
       .expect(409);
+  });
+
+  it('a run waiting for its busy session is recorded queued, goes on after it, or is cancelled', async () => {
+    const session = `${backend}-busy-session`;
+    const run = (runId: string, prompt: string, url = one.url) =>
+      request(url)
+        .post('/v1/agent/run')
+        .set(auth)
+        .send({
+          tenant_id: TENANT,
+          toolset: 'ops',
+          prompt,
+          session_id: session,
+          run_id: runId,
+          background: true,
+        });
+    const first = await run(`${backend}-holder`, '/tool slow {}').expect(202);
+    expect(first.body.status).toBe('running');
+    const waiting = await run(`${backend}-waiter`, 'after you').expect(202);
+    expect(waiting.body.status).toBe('queued');
+    const cancelled = await run(`${backend}-dropped`, 'never mind', two.url).expect(202);
+    expect(cancelled.body.status).toBe('queued');
+    const res = await cancel(one.url, `${backend}-dropped`).expect(200);
+    expect(res.body.status).toBe('cancelled');
+
+    const get = (runId: string) =>
+      request(two.url).get(`/v1/runs/${runId}?tenant_id=${TENANT}&wait=20`).set(auth).expect(200);
+    expect((await get(`${backend}-holder`)).body.status).toBe('completed');
+    const after = (await get(`${backend}-waiter`)).body as RunRecord;
+    expect(after).toMatchObject({ status: 'completed', text: 'after you' });
+    const log = await readEvents(
+      `${one.url}/v1/runs/${backend}-waiter/events?tenant_id=${TENANT}`,
+      { headers: auth },
+    );
+    expect(log.events.map((event) => event.event).slice(0, 2)).toEqual([
+      'run.queued',
+      'run.started',
+    ]);
+    // The session holds the two runs that ran, not the cancelled one.
+    const history = await request(one.url)
+      .get(`/v1/sessions/${session}?tenant_id=${TENANT}`)
+      .set(auth)
+      .expect(200);
+    const texts = (history.body.messages as Array<{ content: string }>).map((m) => m.content);
+    expect(texts).toContain('after you');
+    expect(texts).not.toContain('never mind');
   });
 
   it('refuses a settled run (409), an unknown one (404), another tenant (404)', async () => {

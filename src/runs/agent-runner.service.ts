@@ -169,6 +169,9 @@ export class AgentRunner {
     const cancel = await this.cancels.requested(run.tenant_id, run.run_id);
     if (cancel) return (await this.cancels.settle(run.tenant_id, run.run_id, cancel.by)) ?? run;
     if (isGraphRun(run)) return this.graphs.resume({ ...stored, run }, lease);
+    if (run.loop && run.status === 'queued') {
+      return this.plain.restart({ ...stored, run: { ...run, loop: run.loop } }, lease);
+    }
     if (run.loop) return this.plain.resume({ ...stored, run: { ...run, loop: run.loop } }, lease);
     return this.interrupted(stored);
   }

@@ -153,13 +153,15 @@ export class LeaseKeeper {
     tenantId: string,
     key: string,
     maxWaitMs: number,
+    signal?: AbortSignal,
   ): Promise<HeldLease | null> {
     const deadline = Date.now() + maxWaitMs;
     let step = WAIT_STEP_MIN_MS;
     for (;;) {
+      signal?.throwIfAborted();
       const lease = await this.acquire(tenantId, key);
       if (lease || Date.now() + step > deadline) return lease;
-      await sleep(step);
+      await sleep(step, undefined, signal ? { signal } : undefined).catch(() => undefined);
       step = Math.min(step * 2, WAIT_STEP_MAX_MS);
     }
   }

@@ -2,7 +2,7 @@ import type { JsonValue } from '../../platform/state/state-store.js';
 
 /**
  * What a run's event log holds, in order (README, "Run events"):
- * - `run.started`, `run.taken_over` (another replica continues it), `run.resumed` (after a
+ * - `run.queued` (waiting for its session, busy with another run), `run.started`, `run.taken_over` (another replica continues it), `run.resumed` (after a
  *   decision): `{run}` as GET /v1/runs/{id} answers it at that moment;
  * - `model.delta`: a piece of the model's answer as it is generated, `{turn, text}` or
  *   `{turn, tool_call: {index, id?, name?, arguments?}}` (streamed and background runs);
@@ -16,6 +16,7 @@ import type { JsonValue } from '../../platform/state/state-store.js';
  * Events inside a graph step carry `step` too.
  */
 export const RUN_EVENT_TYPES = [
+  'run.queued',
   'run.started',
   'run.taken_over',
   'run.resumed',

@@ -14,6 +14,13 @@ export interface JournalOptions {
   logger: Logger;
 }
 
+/**
+ * How long an event other than a delta may wait for others to share its statement: a run's
+ * lifecycle and tool events come in bursts a few ms apart, and a watcher does not notice 20 ms.
+ * Deltas go at once (time to first token), and a run's end flushes at once.
+ */
+const GATHER_MS = 20;
+
 /** Attempts of one batch before its events are given up (the state backend is away). */
 const WRITE_ATTEMPTS = 4;
 const RETRY_DELAY_MS = 250;
@@ -38,6 +45,8 @@ const current = new AsyncLocalStorage<Scope>();
 export class RunJournal {
   private queue: NewRunEvent[] = [];
   private draining: Promise<void> | null = null;
+  /** Ends the wait of the drain that gathers a batch (starts writing now). */
+  private gathering: { start: () => void } | null = null;
   private lastId = 0;
 
   constructor(
@@ -71,17 +80,28 @@ export class RunJournal {
     if (type === 'model.delta' && !this.wantsDeltas) return;
     const step = current.getStore()?.step;
     this.queue.push({ type, at: Date.now(), data: step === undefined ? data : { step, ...data } });
-    this.draining ??= this.drain();
+    if (type === 'model.delta') this.gathering?.start();
+    if (this.draining) return;
+    this.draining = this.drain(type === 'model.delta' ? 0 : GATHER_MS);
   }
 
   /** Resolves once every event emitted so far is written (or given up). */
   async flush(): Promise<void> {
+    this.gathering?.start();
     while (this.draining) await this.draining;
   }
 
-  private async drain(): Promise<void> {
-    // Let the synchronous burst that started the drain join the first batch.
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  private async drain(gatherMs: number): Promise<void> {
+    // Let the burst that started the drain join the first batch.
+    await new Promise<void>((resolve) => {
+      const start = () => {
+        clearTimeout(timer);
+        this.gathering = null;
+        setImmediate(resolve);
+      };
+      const timer = setTimeout(start, gatherMs);
+      this.gathering = { start };
+    });
     try {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, MAX_APPEND_BATCH);

@@ -97,6 +97,11 @@ export class RunLifecycle {
     });
   }
 
+  /** A new run was recorded `queued`: it waits here for its session, busy with another run. */
+  queued(run: StoredRun): void {
+    journal()?.emit('run.queued', { run: asData(runView(run)) });
+  }
+
   /** This process continues a stored run: one whose owner stopped, or one after a decision. */
   resumed(run: StoredRun, how: RunResumption, takeovers?: number): void {
     const view = runView(run);

@@ -88,9 +88,13 @@ export class PlainRunner {
     this.sessionWaitMs = config.get('provider', { infer: true }).timeoutMs;
   }
 
-  /** Records a new run (it must not exist) and executes it. */
-  start(request: RunRequest, runId: string, lease: RunLease): Promise<StoredRun> {
+  /**
+   * Records a new run and executes it. `at` is the version its record has: 0 (none yet), or
+   * that of a `queued` record left by an owner that died while the run waited for its session.
+   */
+  start(request: RunRequest, runId: string, lease: RunLease, at = 0): Promise<StoredRun> {
     const sessionId = request.sessionId ?? randomUUID();
+    let version = at;
     const first = {
       agent: request.agent,
       run_id: runId,
@@ -100,43 +104,97 @@ export class PlainRunner {
     return this.lifecycle.execute(
       { ...first, tenant_id: request.tenantId, trace_id: null },
       {},
-      (trace) =>
-        this.withSession(sessionClaim(request, sessionId), lease, async (signal) => {
-          const session =
-            request.sessionId === undefined
-              ? EMPTY_SESSION
-              : await this.conversations.load(request.tenantId, sessionId);
-          const run: PlainRun = {
-            format: RUN_FORMAT,
-            ...first,
-            tenant_id: request.tenantId,
-            status: 'running',
-            text: '',
-            finish_reason: null,
-            turns: 0,
-            tool_calls: 0,
-            messages: request.input,
-            trace_id: trace.traceId,
-            ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
-            ...(request.metadata ? { metadata: request.metadata } : {}),
-            ...(request.actor !== undefined ? { actor: request.actor } : {}),
-            started_at: now(),
-            ended_at: null,
-            loop: {
-              toolset: request.toolset,
-              ...(request.model !== undefined ? { model: request.model } : {}),
-              max_turns: request.maxTurns,
-              continues_session: request.sessionId !== undefined,
-              session_version: session.version,
-              turn: null,
-            },
-          };
-          const version = await this.records.put(run, 0);
-          this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
+      (trace) => {
+        const newRun = (status: 'queued' | 'running', sessionVersion: number): PlainRun => ({
+          format: RUN_FORMAT,
+          ...first,
+          tenant_id: request.tenantId,
+          status,
+          text: '',
+          finish_reason: null,
+          turns: 0,
+          tool_calls: 0,
+          messages: request.input,
+          trace_id: trace.traceId,
+          ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
+          ...(request.metadata ? { metadata: request.metadata } : {}),
+          ...(request.actor !== undefined ? { actor: request.actor } : {}),
+          started_at: now(),
+          ended_at: null,
+          loop: {
+            toolset: request.toolset,
+            ...(request.model !== undefined ? { model: request.model } : {}),
+            max_turns: request.maxTurns,
+            continues_session: request.sessionId !== undefined,
+            session_version: sessionVersion,
+            turn: null,
+          },
+        });
+        // The session is busy with another run: this one is recorded `queued` while it waits.
+        const queued = async () => {
+          const run = newRun('queued', -1);
+          version = await this.records.put(run, version);
+          this.lifecycle.queued(run);
           request.onRecorded?.(runView(run));
-          return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
-        }),
+        };
+        let executing = false;
+        return this.withSession(
+          sessionClaim(request, sessionId),
+          lease,
+          async (signal) => {
+            executing = true;
+            const session =
+              request.sessionId === undefined
+                ? EMPTY_SESSION
+                : await this.conversations.load(request.tenantId, sessionId);
+            const run = newRun('running', session.version);
+            const wasQueued = version > 0;
+            version = await this.records.put(run, version);
+            this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
+            if (!wasQueued) request.onRecorded?.(runView(run));
+            return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
+          },
+          queued,
+        ).catch(async (error: unknown) => {
+          // A queued run that never got its session (it stayed busy too long) failed on its own.
+          if (executing || version === at || stoppedReason(error, lease.signal) !== null)
+            throw error;
+          const failed: StoredRun = {
+            ...withoutLoop(newRun('queued', -1)),
+            status: 'failed',
+            finish_reason: 'error',
+            error: runError(error),
+            ended_at: now(),
+          };
+          await this.records.put(failed, version);
+          this.lifecycle.settled(failed);
+          return failed;
+        });
+      },
     );
+  }
+
+  /**
+   * Starts again a run recorded `queued` whose owner stopped while it waited for its session:
+   * nothing of it ran, so it starts from its request (kept in the record).
+   */
+  restart(stored: VersionedRun & { run: PlainRun }, lease: RunLease): Promise<StoredRun> {
+    const { run } = stored;
+    const request: RunRequest = {
+      tenantId: run.tenant_id,
+      agent: run.agent,
+      toolset: run.loop.toolset,
+      ...(run.loop.model !== undefined ? { model: run.loop.model } : {}),
+      input: run.messages,
+      runId: run.run_id,
+      ...(run.loop.continues_session ? { sessionId: run.session_id } : {}),
+      maxTurns: run.loop.max_turns,
+      multitask: 'enqueue',
+      ...(run.metadata ? { metadata: run.metadata } : {}),
+      ...(run.actor !== undefined ? { actor: run.actor } : {}),
+      ...(run.deltas ? { deltas: true } : {}),
+    };
+    return this.start(request, run.run_id, lease, stored.version);
   }
 
   /** Goes on with a stored run whose owner stopped (its lease expired, or a retry claimed it). */
@@ -168,14 +226,17 @@ export class PlainRunner {
     session: SessionClaim,
     lease: RunLease,
     work: (signal: AbortSignal) => Promise<T>,
+    queued?: () => Promise<void>,
   ): Promise<T> {
     if (!session.named) return work(lease.signal);
     const { tenantId, sessionId } = session;
     const key = sessionScope(sessionId);
-    const held: HeldLease | null =
-      session.multitask === 'reject'
-        ? await this.leases.acquire(tenantId, key)
-        : await this.leases.acquireWaiting(tenantId, key, this.sessionWaitMs);
+    let held: HeldLease | null = await this.leases.acquire(tenantId, key);
+    if (!held && session.multitask !== 'reject') {
+      await queued?.();
+      // Waiting ends early when the run is cancelled, or stopped here.
+      held = await this.leases.acquireWaiting(tenantId, key, this.sessionWaitMs, lease.signal);
+    }
     if (!held) {
       throw new ProblemException(
         409,
