@@ -119,17 +119,14 @@ describe.each(BACKENDS)('POST /v1/runs/{id}/cancel (%s)', (backend) => {
   it('a run waiting for its busy session is recorded queued, goes on after it, or is cancelled', async () => {
     const session = `${backend}-busy-session`;
     const run = (runId: string, prompt: string, url = one.url) =>
-      request(url)
-        .post('/v1/agent/run')
-        .set(auth)
-        .send({
-          tenant_id: TENANT,
-          toolset: 'ops',
-          prompt,
-          session_id: session,
-          run_id: runId,
-          background: true,
-        });
+      request(url).post('/v1/agent/run').set(auth).send({
+        tenant_id: TENANT,
+        toolset: 'ops',
+        prompt,
+        session_id: session,
+        run_id: runId,
+        background: true,
+      });
     const first = await run(`${backend}-holder`, '/tool slow {}').expect(202);
     expect(first.body.status).toBe('running');
     const waiting = await run(`${backend}-waiter`, 'after you').expect(202);
