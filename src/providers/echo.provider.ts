@@ -2,10 +2,12 @@ import type { JsonValue } from '../platform/state/state-store.js';
 import {
   ChatProvider,
   type ChatCompletion,
+  type ChatDelta,
   type ChatMessage,
   type ChatRequest,
   type CompletionOptions,
 } from './chat.types.js';
+import { forwardWhole } from './stream-assembler.js';
 
 /** `/tool NAME {json-args}`: the offline way to ask for a tool call (CONTRACT section 4). */
 const TOOL_COMMAND = /^\/tool\s+([A-Za-z0-9_.-]+)(?:\s+([\s\S]*))?$/;
@@ -44,10 +46,31 @@ export class EchoProvider extends ChatProvider {
   readonly kind = 'echo';
 
   complete(request: ChatRequest, options: CompletionOptions = {}): Promise<ChatCompletion> {
-    const { signal } = options;
+    const { signal, onDelta } = options;
     // A promise, not a throw: callers see the abort the same way as from a network provider.
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    return Promise.resolve(this.reply(request.messages));
+    const completion = this.reply(request.messages);
+    if (!onDelta) return Promise.resolve(completion);
+    return this.stream(completion, onDelta, signal);
+  }
+
+  /**
+   * Streamed: word by word (each piece keeps the whitespace before the next word, so the pieces
+   * spell the answer exactly), yielding between words so each arrives on its own; a tool call
+   * as one chunk. Deterministic: no timers.
+   */
+  private async stream(
+    completion: ChatCompletion,
+    onDelta: (delta: ChatDelta) => void,
+    signal?: AbortSignal,
+  ): Promise<ChatCompletion> {
+    for (const word of completion.message.content.match(/\s*\S+\s*/g) ?? []) {
+      await new Promise((resolve) => setImmediate(resolve));
+      signal?.throwIfAborted();
+      onDelta({ kind: 'text', text: word });
+    }
+    forwardWhole({ ...completion, message: { ...completion.message, content: '' } }, onDelta);
+    return completion;
   }
 
   private reply(messages: ChatMessage[]): ChatCompletion {

@@ -3,6 +3,7 @@ import type { ToolSpec } from '../tools/tool.types.js';
 import {
   ChatProvider,
   type ChatCompletion,
+  type ChatDelta,
   type ChatMessage,
   type ChatRequest,
   type CompletionOptions,
@@ -10,6 +11,7 @@ import {
 } from './chat.types.js';
 import { isObject, parseCompletion } from './completion.parser.js';
 import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';
+import { StreamAssembler, forwardWhole } from './stream-assembler.js';
 
 /** `{url}/chat/completions`, unless the configured URL already names that path. */
 export function chatCompletionsUrl(base: string): string {
@@ -80,7 +82,43 @@ export class OpenAiProvider extends ChatProvider {
       messages: request.messages.map(toWireMessage),
     };
     if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
-    const answer = await this.http.postJson(body, options.signal);
+    if (!options.onDelta) return this.parse(await this.http.postJson(body, options.signal));
+    return this.stream(body, options.onDelta, options.signal);
+  }
+
+  /**
+   * `stream: true`: chunks of `choices[0].delta` are passed on as they come and put back
+   * together into the completion a non-streamed call answers (usage from the last chunk).
+   */
+  private async stream(
+    body: Record<string, unknown>,
+    onDelta: (delta: ChatDelta) => void,
+    signal?: AbortSignal,
+  ): Promise<ChatCompletion> {
+    const parts = new StreamAssembler(onDelta);
+    const answer = await this.http.postStream(
+      { ...body, stream: true, stream_options: { include_usage: true } },
+      (data) => {
+        const chunk = parts.parse(data);
+        if (!isObject(chunk)) return;
+        if (typeof chunk.model === 'string') parts.model = chunk.model;
+        if (isObject(chunk.usage)) parts.usage = chunk.usage;
+        const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+        if (!isObject(choice)) return;
+        parts.addDelta(choice.delta);
+        if (typeof choice.finish_reason === 'string') parts.finishReason = choice.finish_reason;
+      },
+      signal,
+    );
+    if (!answer.streamed) return forwardWhole(this.parse(answer.value), onDelta);
+    return this.parse({
+      model: parts.model,
+      usage: parts.usage,
+      choices: [{ message: parts.message(), finish_reason: parts.finishReason }],
+    });
+  }
+
+  private parse(answer: unknown): ChatCompletion {
     const choices = isObject(answer) ? answer.choices : undefined;
     return parseCompletion(answer, Array.isArray(choices) ? choices[0] : undefined, 'choices[0]');
   }

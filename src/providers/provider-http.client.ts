@@ -4,7 +4,7 @@ import { ProblemException } from '../platform/http/problem.js';
 import { type Dispatcher, request } from 'undici';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
 import { headerValue, operatorEgress } from '../platform/http/outbound.js';
-import { readBoundedBody } from '../platform/http/bounded-body.js';
+import { discardBody, readBoundedBody } from '../platform/http/bounded-body.js';
 import { SecretScrubber, scrubJsonValue } from '../platform/logging/scrub-secrets.js';
 import {
   describeNetworkError,
@@ -13,6 +13,10 @@ import {
   quoteUpstream,
 } from './provider-errors.js';
 import { MAX_ATTEMPTS, isRetryableStatus, parseRetryAfter, retryDelay } from './provider-retry.js';
+import { SseDataReader } from './sse-lines.js';
+
+/** What a streamed call accepts: events, or JSON from an endpoint that does not stream. */
+const STREAM_ACCEPT = 'text/event-stream, application/json';
 
 /** A successful answer larger than this is refused (502) rather than buffered. */
 export const MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
@@ -41,6 +45,12 @@ interface AttemptFailure {
 
 type AttemptResult = { ok: true; value: unknown } | AttemptFailure;
 
+/** What a streamed call answered: its events were passed on, or the endpoint sent JSON. */
+export type StreamedAnswer = { streamed: true } | { streamed: false; value: unknown };
+
+/** Raised inside an attempt once a stream has passed events on: it must not be retried. */
+class StreamBroken extends Error {}
+
 /**
  * POSTs JSON to a model endpoint with one overall deadline, bounded retries of 429/5xx and network
  * errors, over the `operatorEgress` keep-alive pools. Its errors say what happened in a few classified
@@ -61,6 +71,29 @@ export class ProviderHttpClient {
 
   /** The parsed JSON body of a 2xx answer, or a 502/504 ProblemException. */
   async postJson(body: unknown, callerSignal?: AbortSignal): Promise<unknown> {
+    const answer = await this.post(body, callerSignal);
+    return answer.streamed ? undefined : answer.value;
+  }
+
+  /**
+   * Like postJson, asking for `text/event-stream`: each event's data is handed to `onData` as it
+   * arrives (the call resolves when the stream ends). An endpoint that answers JSON instead is
+   * answered as by postJson. Failures are retried only before the first event was handed on;
+   * after it, a broken stream is a 502 (what was passed on cannot be taken back).
+   */
+  postStream(
+    body: unknown,
+    onData: (data: string) => void,
+    callerSignal?: AbortSignal,
+  ): Promise<StreamedAnswer> {
+    return this.post(body, callerSignal, onData);
+  }
+
+  private async post(
+    body: unknown,
+    callerSignal?: AbortSignal,
+    onData?: (data: string) => void,
+  ): Promise<StreamedAnswer> {
     const { timeoutMs } = this.options;
     const deadline = Date.now() + timeoutMs;
     const timer = AbortSignal.timeout(timeoutMs);
@@ -71,8 +104,8 @@ export class ProviderHttpClient {
     try {
       for (;;) {
         attempts += 1;
-        const result = await this.attempt(payload, signal);
-        if (result.ok) return result.value;
+        const result = await this.attempt(payload, signal, onData);
+        if (result.ok) return result.value as StreamedAnswer;
         last = result;
         const wait = retryDelay(attempts, result.retryAfterMs);
         // A wait that would outlast the deadline cannot help: report the failure now.
@@ -102,20 +135,29 @@ export class ProviderHttpClient {
     this.options.logger?.warn(quote ? `${message} (upstream: ${quote})` : message);
   }
 
-  private async attempt(payload: string, signal: AbortSignal): Promise<AttemptResult> {
+  private async attempt(
+    payload: string,
+    signal: AbortSignal,
+    onData?: (data: string) => void,
+  ): Promise<AttemptResult> {
     const { url } = this.options;
     try {
       // Redirects are not followed: the credential must not travel to another address.
       const response = await request(url, {
         method: 'POST',
-        headers: this.headers,
+        headers: onData ? { ...this.headers, accept: STREAM_ACCEPT } : this.headers,
         body: payload,
         signal,
         dispatcher: operatorEgress,
       });
       const status = response.statusCode;
       if (status >= 200 && status < 300) {
-        return { ok: true, value: await this.readJson(response) };
+        const type = headerValue(response, 'content-type') ?? '';
+        if (onData && /^text\/event-stream/i.test(type)) {
+          await this.readStream(response, onData);
+          return { ok: true, value: { streamed: true } };
+        }
+        return { ok: true, value: { streamed: false, value: await this.readJson(response) } };
       }
       const { text } = await readBoundedBody(response, ERROR_BODY_BYTES);
       return {
@@ -128,10 +170,51 @@ export class ProviderHttpClient {
     } catch (error) {
       if (signal.aborted || error instanceof ProblemException) throw error;
       const quote = quoteUpstream(describeNetworkError(error), this.scrubber);
+      if (error instanceof StreamBroken) {
+        this.log('the model endpoint broke off its stream', quote);
+        throw providerFailed('the model endpoint broke off its streamed answer');
+      }
       if (isEgressRefusal(error)) {
         return { ok: false, retryable: false, summary: 'is refused by the egress policy', quote };
       }
       return { ok: false, retryable: true, summary: 'is unreachable', quote };
+    }
+  }
+
+  /**
+   * Hands each event's data to `onData` as it arrives, within MAX_RESPONSE_BYTES in all. The
+   * credential is removed from every piece it appears in whole (a piece cannot be recalled).
+   */
+  private async readStream(
+    response: Dispatcher.ResponseData,
+    onData: (data: string) => void,
+  ): Promise<void> {
+    const reader = new SseDataReader();
+    const decoder = new TextDecoder();
+    let size = 0;
+    let passed = false;
+    const pass = (payloads: string[]) => {
+      for (const data of payloads) {
+        passed = true;
+        onData(this.scrubber.holds(data) ? this.scrubber.scrubKnown(data) : data);
+      }
+    };
+    try {
+      for await (const chunk of response.body) {
+        const bytes = chunk as Buffer;
+        size += bytes.byteLength;
+        if (size > MAX_RESPONSE_BYTES) {
+          discardBody(response.body);
+          throw providerFailed(
+            `the model endpoint's streamed answer is larger than ${MAX_RESPONSE_BYTES} bytes`,
+          );
+        }
+        pass(reader.push(decoder.decode(bytes, { stream: true })));
+      }
+      pass(reader.end());
+    } catch (error) {
+      if (error instanceof ProblemException || !passed) throw error;
+      throw new StreamBroken(describeNetworkError(error));
     }
   }
 

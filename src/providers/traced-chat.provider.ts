@@ -33,7 +33,26 @@ export class TracedChatProvider extends ChatProvider {
       const started = performance.now();
       let ok = false;
       try {
-        const completion = await this.inner.complete(request, options);
+        const onDelta = options?.onDelta;
+        let first = true;
+        const completion = await this.inner.complete(request, {
+          ...options,
+          ...(onDelta
+            ? {
+                onDelta: (delta) => {
+                  if (first) {
+                    first = false;
+                    // How long the caller waited for the first piece of a streamed answer.
+                    span.setAttribute(
+                      'svc.gen_ai.time_to_first_chunk_ms',
+                      Math.round(performance.now() - started),
+                    );
+                  }
+                  onDelta(delta);
+                },
+              }
+            : {}),
+        });
         span.setAttributes(chatResponseAttributes(completion));
         ok = true;
         return completion;
