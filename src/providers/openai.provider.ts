@@ -103,7 +103,8 @@ export class OpenAiProvider extends ChatProvider {
         if (!isObject(chunk)) return;
         if (typeof chunk.model === 'string') parts.model = chunk.model;
         if (isObject(chunk.usage)) parts.usage = chunk.usage;
-        const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined;
+        const choices: unknown = chunk.choices;
+        const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
         if (!isObject(choice)) return;
         parts.addDelta(choice.delta);
         if (typeof choice.finish_reason === 'string') parts.finishReason = choice.finish_reason;

@@ -1,4 +1,9 @@
-import { type IncomingHttpHeaders, type Server, createServer } from 'node:http';
+import {
+  type IncomingHttpHeaders,
+  type Server,
+  type ServerResponse,
+  createServer,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface SeenRequest {
@@ -13,6 +18,32 @@ export interface MockReply {
   headers?: Record<string, string>;
   /** Wait this long before answering (a slow or hanging model). */
   delayMs?: number;
+  /**
+   * When the request asks for `stream: true`: the body (a `completion(...)`) is sent as an
+   * OpenAI stream, a chunk per word of its text and one per tool call, one every this many ms.
+   */
+  streamEveryMs?: number;
+}
+
+/** An OpenAI `completion(...)` body as the chunks of its stream (the last one has usage). */
+export function streamChunks(body: ReturnType<typeof completion>): unknown[] {
+  const choice = body.choices[0];
+  const base = { id: body.id, object: 'chat.completion.chunk', model: body.model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+  const words = (choice.message.content ?? '').match(/\s*\S+\s*/g) ?? [];
+  const calls = (choice.message.tool_calls ?? []).map((call, index) =>
+    chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: call.function }] }),
+  );
+  return [
+    chunk({ role: 'assistant', content: '' }),
+    ...words.map((word) => chunk({ content: word })),
+    ...calls,
+    chunk({}, choice.finish_reason),
+    { ...base, choices: [], usage: body.usage },
+  ];
 }
 
 /** Decides the reply to the n-th request (0-based) since the last `reset`. */
@@ -53,6 +84,8 @@ export function completion(
 /** A local stand-in for an OpenAI-compatible model endpoint that records what it was sent. */
 export class MockModel {
   readonly requests: SeenRequest[] = [];
+  /** Epoch ms at which each streamed answer sent its last chunk. */
+  readonly streamsEndedAt: number[] = [];
   private script: MockScript = (request) => ({
     body: completion(`echo: ${lastUserText(request)}`),
   });
@@ -74,6 +107,10 @@ export class MockModel {
         };
         const n = this.requests.push(seen) - 1;
         const reply = this.script(seen, n);
+        if (seen.body.stream === true && reply.streamEveryMs !== undefined) {
+          this.stream(res, reply);
+          return;
+        }
         setTimeout(() => {
           if (res.destroyed) return;
           res.writeHead(reply.status ?? 200, {
@@ -86,6 +123,23 @@ export class MockModel {
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Sends the reply's body as an OpenAI stream, a chunk every `streamEveryMs`. */
+  private stream(res: ServerResponse, reply: MockReply): void {
+    const chunks = streamChunks(reply.body as ReturnType<typeof completion>);
+    res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+    let next = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed) return clearInterval(timer);
+      if (next < chunks.length) {
+        res.write(`data: ${JSON.stringify(chunks[next++])}\n\n`);
+        return;
+      }
+      clearInterval(timer);
+      this.streamsEndedAt.push(Date.now());
+      res.end('data: [DONE]\n\n');
+    }, reply.streamEveryMs);
   }
 
   /** Forget what was seen and answer with `script` from now on. */

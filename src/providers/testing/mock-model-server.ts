@@ -24,6 +24,36 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   };
 }
 
+/**
+ * Answers with server-sent events: each of `events` as one `data:` line (objects as JSON), one
+ * every `everyMs`, then ends the response, or with `breakAfter` destroys the connection after
+ * that many events (a stream broken off).
+ */
+export function sse(
+  events: Array<unknown>,
+  options: { everyMs?: number; breakAfter?: number } = {},
+): Step {
+  return (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    let sent = 0;
+    const next = () => {
+      if (res.destroyed) return;
+      if (options.breakAfter !== undefined && sent >= options.breakAfter) {
+        res.destroy();
+        return;
+      }
+      if (sent >= events.length) {
+        res.end();
+        return;
+      }
+      const event = events[sent++];
+      res.write(`data: ${typeof event === 'string' ? event : JSON.stringify(event)}\n\n`);
+      setTimeout(next, options.everyMs ?? 0);
+    };
+    next();
+  };
+}
+
 /** Never answers: the client's deadline has to end the call. */
 export const hang: Step = () => undefined;
 
