@@ -20,6 +20,7 @@ import {
   jsonSummary,
   latencyReport,
   stateReport,
+  streamReport,
   graphReport,
   tracingReport,
   warnings,
@@ -28,6 +29,7 @@ import { AGENT_RUN, INFO, TOOL_CALL, TOOL_RUN } from './lib/routes.mjs';
 import { durableBench } from './durable.bench.mjs';
 import { stateBench } from './state.bench.mjs';
 import { graphBench } from './graph.bench.mjs';
+import { streamBench } from './stream.bench.mjs';
 import { tracingBench } from './tracing.bench.mjs';
 
 /** The request each part measures against the node:http baseline. */
@@ -98,6 +100,12 @@ try {
     process.stderr.write('bench: graph runs (3-step pipeline vs plain run, sqlite)...\n');
     results.graph = await graphBench(options.http, tmpDir);
     console.log(`${graphReport(results.graph, options.http)}\n`);
+  }
+
+  if (only.has('stream')) {
+    process.stderr.write('bench: live runs (time to first token, fan-out to 100 followers)...\n');
+    results.stream = await streamBench(options.stream, tmpDir);
+    console.log(`${streamReport(results.stream)}\n`);
   }
 
   for (const warning of warnings(results)) console.log(warning);

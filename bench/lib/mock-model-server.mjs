@@ -6,6 +6,8 @@
  *   (`choices[0].message.content`, `finish_reason: 'stop'`), whatever was asked.
  * - GET /last-request: the replayed headers and the body of the latest completion
  *   request, so the bench can replay exactly what the gateway sends.
+ * - With `"stream": true` in the request: the same answer as an OpenAI stream of
+ *   MOCK_STREAM_TOKENS chunks (20), the first at once and then one every MOCK_STREAM_DELAY_MS (5).
  * - GET /readyz: 200.
  * Exits when its parent closes stdin (the runner died).
  */
@@ -34,6 +36,37 @@ const REPLAYED_HEADERS = ['content-type', 'accept', 'authorization'];
 
 let last = null;
 
+const STREAM_REQUEST = /"stream"\s*:\s*true/;
+const TOKENS = Number(process.env.MOCK_STREAM_TOKENS ?? 20);
+const DELAY_MS = Number(process.env.MOCK_STREAM_DELAY_MS ?? 5);
+
+const chunk = (delta, finish = null) =>
+  `data: ${JSON.stringify({
+    id: 'chatcmpl-bench',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'mock-model',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  })}\n\n`;
+
+/** The answer as a stream: a role chunk and the first token at once, the rest paced. */
+function stream(res) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.write(chunk({ role: 'assistant', content: 'tok0 ' }));
+  let sent = 1;
+  const timer = setInterval(() => {
+    if (sent < TOKENS) {
+      res.write(chunk({ content: `tok${sent} ` }));
+      sent += 1;
+      return;
+    }
+    clearInterval(timer);
+    res.write(chunk({}, 'stop'));
+    res.end('data: [DONE]\n\n');
+  }, DELAY_MS);
+  res.on('close', () => clearInterval(timer));
+}
+
 function pick(headers, names) {
   return Object.fromEntries(names.filter((name) => name in headers).map((n) => [n, headers[n]]));
 }
@@ -61,6 +94,7 @@ createServer((req, res) => {
   req.on('end', () => {
     // Kept as received; decoded only when asked for.
     last = { headers: pick(req.headers, REPLAYED_HEADERS), chunks };
+    if (STREAM_REQUEST.test(Buffer.concat(chunks).toString('utf8'))) return stream(res);
     send(res, 200, COMPLETION);
   });
 }).listen(port, '127.0.0.1');

@@ -1,7 +1,17 @@
 /** Bench settings from the environment (see bench/README.md). */
 
 /** The parts of a run, in the order they run; BENCH_ONLY picks some of them. */
-export const PARTS = ['http', 'tools', 'agent', 'durable', 'latency', 'state', 'tracing', 'graph'];
+export const PARTS = [
+  'http',
+  'tools',
+  'agent',
+  'durable',
+  'latency',
+  'state',
+  'tracing',
+  'graph',
+  'stream',
+];
 const BACKENDS = ['sqlite', 'postgres'];
 
 function number(name, fallback, { integer = false } = {}) {
@@ -41,6 +51,8 @@ export function benchOptions() {
     only: list('BENCH_ONLY', PARTS),
     http,
     agent: { ...http, backends: list('BENCH_AGENT_BACKENDS', BACKENDS), pgAdminDsn },
+    // Time-to-first-token requests per concurrency level (at least 4 per connection).
+    stream: { requests: Math.max(1, number('BENCH_STREAM_REQUESTS', 200, { integer: true })) },
     // One request at a time: latency without queueing.
     latency: { seconds: http.seconds, warmupSeconds: http.warmupSeconds, connections: 1 },
     state: {

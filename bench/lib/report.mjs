@@ -90,6 +90,40 @@ export function latencyReport(latency, options) {
   ].join('\n');
 }
 
+export function streamReport(stream) {
+  const rows = Object.entries(stream.ttft).map(([level, r]) => [
+    level,
+    String(r.requests),
+    fixed(r.direct.p50Ms, 2),
+    fixed(r.direct.p99Ms, 2),
+    fixed(r.gateway.p50Ms, 2),
+    fixed(r.gateway.p99Ms, 2),
+    `+${fixed(r.added.p50Ms, 2)}`,
+    `+${fixed(r.added.p99Ms, 2)}`,
+  ]);
+  const { fanOut } = stream;
+  return [
+    'Time to first token: mock model streamed directly vs POST /v1/agent/run stream:true (ms)',
+    renderTable(
+      [
+        'in flight',
+        'requests',
+        'direct p50',
+        'direct p99',
+        'gw p50',
+        'gw p99',
+        'added p50',
+        'added p99',
+      ],
+      rows,
+    ),
+    `Fan-out: ${fanOut.subscribers} followers of one run, ${fanOut.gateway.perSubscriber} events each: ` +
+      `gateway ${fixed(fanOut.gateway.eventsPerSec, 0)} events/s (${fixed(fanOut.gateway.seconds, 2)} s), ` +
+      `bare node:http SSE ${fixed(fanOut.baseline.eventsPerSec, 0)} events/s ` +
+      `(${fixed(fanOut.baseline.seconds, 2)} s); gateway/baseline ${times(fanOut.gatewayOverBaseline, 3)}`,
+  ].join('\n');
+}
+
 export function stateReport(state, options) {
   const rows = [];
   for (const [backend, ops] of Object.entries(state)) {
