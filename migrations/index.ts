@@ -2,6 +2,7 @@ import { CreateStateTables1795305600000 } from './1795305600000-create-state-tab
 import { CreateMessagingOutbox1795392000000 } from './1795392000000-create-messaging-outbox.js';
 import { EncodeOutboxMarkerText1795478400000 } from './1795478400000-encode-outbox-marker-text.js';
 import { CreateRunEvents1795564800000 } from './1795564800000-create-run-events.js';
+import { CreateRunWebhooks1795600000000 } from './1795600000000-create-run-webhooks.js';
 
 /**
  * Every state migration in order. Listed as classes (not a glob) so the same list works from the
@@ -12,4 +13,5 @@ export const stateMigrations = [
   CreateMessagingOutbox1795392000000,
   EncodeOutboxMarkerText1795478400000,
   CreateRunEvents1795564800000,
+  CreateRunWebhooks1795600000000,
 ];

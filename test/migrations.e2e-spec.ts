@@ -32,6 +32,7 @@ describe('migrations on PostgreSQL', () => {
         'messaging_outbox',
         'run_events',
         'run_leases',
+        'run_webhooks',
         'state_entries',
         STATE_MIGRATIONS_TABLE,
       ]);

@@ -11,7 +11,7 @@ import { ServingSignal } from '../platform/http/serving-signal.js';
 import { OutageLog } from '../platform/logging/outage-log.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
-import { deliveryDelayMs } from './delivery-backoff.js';
+import { deliveryDelayMs } from '../platform/http/delivery-backoff.js';
 import { deliveryKey } from './message-ids.js';
 import type { AttemptResult, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
 import { RunCancels } from './cancel/run-cancels.service.js';
+import { RunWebhooks } from './webhooks/run-webhooks.service.js';
 import { GraphRunner, isGraphRun } from './graph/graph-runner.service.js';
 import { type RunLease, RunLeases } from './lifecycle/run-lease.js';
 import { MAX_RUN_DEPTH, tooDeepForRun } from './lifecycle/run-lineage.js';
@@ -44,6 +45,7 @@ export class AgentRunner {
     private readonly graphs: GraphRunner,
     private readonly specs: AgentSpecStore,
     private readonly cancels: RunCancels,
+    private readonly webhooks: RunWebhooks,
   ) {}
 
   async run(request: RunRequest): Promise<RunRecord> {
@@ -71,6 +73,9 @@ export class AgentRunner {
       );
     }
     const run = await this.underLease(lease, runId, async () => {
+      if (request.webhook !== undefined) {
+        await this.webhooks.register(request.tenantId, runId, request.webhook);
+      }
       // A caller's run id may have a record: settled meanwhile, or left by an owner that died.
       const stored =
         request.runId === undefined

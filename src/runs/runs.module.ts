@@ -15,12 +15,14 @@ import { RunTracing } from './lifecycle/run-tracing.service.js';
 import { RunWaiter } from './lifecycle/run-waiter.js';
 import { RunRecordStore } from './record/run-record.store.js';
 import { RunsController } from './runs.controller.js';
+import { RunWebhookStore } from './webhooks/run-webhook.store.js';
+import { RunWebhooks } from './webhooks/run-webhooks.service.js';
 
 /**
  * What every kind of run shares: run records (`GET /v1/runs/{id}`, long-polled with `?wait=`),
  * the run leases, the lifecycle (events, tracing, metrics, audit) that plain and graph execution
  * both go through, the run event log and its streams (`GET /v1/runs/{id}/events`), and
- * cancellation (`POST /v1/runs/{id}/cancel`).
+ * cancellation (`POST /v1/runs/{id}/cancel`) and run webhooks.
  */
 @Module({
   imports: [StateModule],
@@ -38,6 +40,8 @@ import { RunsController } from './runs.controller.js';
     RunEventLog,
     RunStreams,
     RunCancels,
+    RunWebhookStore,
+    RunWebhooks,
   ],
   exports: [
     RunRecordStore,
@@ -48,6 +52,7 @@ import { RunsController } from './runs.controller.js';
     RunEventLog,
     RunStreams,
     RunCancels,
+    RunWebhooks,
   ],
 })
 export class RunsModule {}

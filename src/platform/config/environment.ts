@@ -130,7 +130,11 @@ export class Environment {
   @OptionalInt(16 * 1024, 256 * 1024 * 1024) SVC_SESSION_MAX_BYTES?: number;
   @OptionalInt(1024, 16 * 1024 * 1024) SVC_TOOL_RESULT_MAX_BYTES?: number;
 
-  // --- run events and streams (issue 14) ---
+  // --- run events, streams and webhooks (issue 14) ---
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters' })
+  SVC_RUN_WEBHOOK_SECRET?: string;
   @OptionalInt(100, 1_000_000) SVC_RUN_EVENTS_MAX?: number;
   @OptionalInt(60_000, 365 * 24 * 3_600_000) SVC_RUN_EVENTS_RETENTION_MS?: number;
   @OptionalInt(1_000, 300_000) SVC_STREAM_HEARTBEAT_MS?: number;
@@ -184,6 +188,7 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'SVC_API_KEY',
   'SVC_PROVIDER_API_KEY',
   'SVC_MESSAGING_SECRET',
+  'SVC_RUN_WEBHOOK_SECRET',
   // A chat webhook address is itself the credential that lets anyone post to the channel.
   'SVC_CHATA_WEBHOOK',
   'SVC_CHATB_WEBHOOK',

@@ -119,6 +119,8 @@ export interface RunEventsConfig {
   retentionMs: number;
   /** An idle event stream sends a comment this often, so proxies keep it open. */
   heartbeatMs: number;
+  /** Signs run webhooks (Standard Webhooks); unset, runs cannot ask for a webhook. */
+  webhookSecret?: string;
 }
 
 export type McpMode = (typeof MCP_MODES)[number];

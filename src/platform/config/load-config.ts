@@ -195,6 +195,7 @@ export function loadConfig(
       maxPerRun: env.SVC_RUN_EVENTS_MAX ?? 10_000,
       retentionMs: env.SVC_RUN_EVENTS_RETENTION_MS ?? 7 * 24 * 3_600_000,
       heartbeatMs: env.SVC_STREAM_HEARTBEAT_MS ?? 15_000,
+      webhookSecret: env.SVC_RUN_WEBHOOK_SECRET,
     },
     mcp: {
       mode: env.SVC_MCP_MODE ?? 'stateful',

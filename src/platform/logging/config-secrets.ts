@@ -35,6 +35,7 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.auth.apiKey,
     config.provider.apiKey,
     config.messaging.secret,
+    config.runEvents.webhookSecret,
     ...urlSecrets(config.provider.url),
     ...urlSecrets(config.state.dsn),
     ...urlSecrets(config.telemetry.otlpEndpoint),

@@ -10,6 +10,7 @@ import { runView } from '../record/run-record.mapper.js';
 import { RunEventLog } from '../events/run-event-log.js';
 import type { RunEventData, RunEventType } from '../events/run-event.js';
 import { RunJournal } from '../events/run-journal.js';
+import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { RunEvents } from './run-events.js';
 import { insideRun } from './run-lineage.js';
 import { type RunTrace, RunTracing } from './run-tracing.service.js';
@@ -45,6 +46,7 @@ export class RunLifecycle {
     private readonly audit: AuditSink,
     private readonly tracing: RunTracing,
     private readonly metrics: Metrics,
+    private readonly webhooks: RunWebhooks,
   ) {}
 
   /**
@@ -130,6 +132,7 @@ export class RunLifecycle {
     const view = runView(run);
     this.events.settled(view);
     journal()?.emit(run.status === 'paused' ? 'run.paused' : 'run.settled', { run: asData(view) });
+    this.webhooks.settled(view);
     const kind = SETTLED_KINDS[run.status];
     if (!kind) return;
     this.audit.record({

@@ -11,6 +11,7 @@ import { AgentRunner } from '../agent-runner.service.js';
 import { RunAgentDto } from '../dto/run-agent.dto.js';
 import { RunStreams } from '../events/run-streams.js';
 import { toRunRequest } from '../run-request.js';
+import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { startDetached } from './detached-run.js';
 
 /** Where a run is read: GET /v1/runs/{id} needs its tenant. */
@@ -26,6 +27,7 @@ export class AgentController {
   constructor(
     private readonly runner: AgentRunner,
     private readonly streams: RunStreams,
+    private readonly webhooks: RunWebhooks,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.maxTurns = config.get('provider', { infer: true }).maxTurns;
@@ -47,6 +49,7 @@ export class AgentController {
     @Res() response: Response,
   ): Promise<void> {
     const request = toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId);
+    if (request.webhook !== undefined) this.webhooks.check(request.webhook);
     const streamed = body.stream ?? acceptsEventStream(httpRequest);
     if (streamed || body.background) {
       const runId = request.runId ?? randomUUID();

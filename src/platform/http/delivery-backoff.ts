@@ -5,7 +5,7 @@ export const MAX_RETRY_AFTER_MS = 60 * 60_000;
 
 /**
  * How long to wait after failed attempt number `attempt` (1-based) before the next one: the chat
- * system's Retry-After when it sent one, else `baseMs` doubled per attempt, capped at
+ * receiver's Retry-After when it sent one, else `baseMs` doubled per attempt, capped at
  * MAX_BACKOFF_MS, with ±25% jitter so that replicas and messages spread out.
  */
 export function deliveryDelayMs(

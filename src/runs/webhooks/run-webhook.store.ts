@@ -1,0 +1,115 @@
+import { Injectable } from '@nestjs/common';
+import { type SqlDialect, sql, sqlDialect } from '../../platform/state/sql-dialect.js';
+import { StateDatabase } from '../../platform/state/state-database.service.js';
+import { storableDiagnostic } from '../../platform/state/stored-text.js';
+
+export type WebhookStatus = 'waiting' | 'pending' | 'delivered' | 'failed';
+
+export interface RunWebhook {
+  tenantId: string;
+  runId: string;
+  url: string;
+  status: WebhookStatus;
+  attempts: number;
+}
+
+interface Row {
+  tenant_id: string;
+  run_id: string;
+  url: string;
+  status: WebhookStatus;
+  attempts: number | string;
+}
+
+const toWebhook = (row: Row): RunWebhook => ({
+  tenantId: row.tenant_id,
+  runId: row.run_id,
+  url: row.url,
+  status: row.status,
+  attempts: Number(row.attempts),
+});
+
+function statements(d: SqlDialect) {
+  const q = sql(d);
+  return {
+    register: q`INSERT INTO run_webhooks
+      (tenant_id, run_id, url, status, attempts, next_attempt_at, created_at, updated_at)
+      VALUES (${'?'}, ${'?'}, ${'?'}, 'waiting', 0, ${'now'} + ${'?'}, ${'now'}, ${'now'})
+      ON CONFLICT (tenant_id, run_id) DO NOTHING`,
+    due: q`UPDATE run_webhooks SET status = 'pending', next_attempt_at = ${'now'}, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'waiting'`,
+    list: q`SELECT tenant_id, run_id, url, status, attempts FROM run_webhooks
+      WHERE status IN ('waiting', 'pending') AND next_attempt_at <= ${'now'}
+      ORDER BY next_attempt_at LIMIT ${'?'}`,
+    postpone: q`UPDATE run_webhooks SET next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'waiting'`,
+    attempt: q`UPDATE run_webhooks SET status = ${'?'}, attempts = attempts + 1,
+      next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}, last_error = ${'?'},
+      delivered_at = CASE WHEN ${'?'} = 'delivered' THEN ${'now'} ELSE NULL END
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'pending' AND attempts = ${'?'}`,
+    get: q`SELECT tenant_id, run_id, url, status, attempts FROM run_webhooks
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'}`,
+  };
+}
+
+/**
+ * Run webhooks in the state backend (`run_webhooks`). Every change is one conditional statement
+ * on the database clock, so replicas racing on a row never both win: a row is `waiting` until its
+ * run settles, `pending` while it is delivered (with retries), then `delivered` or `failed`.
+ */
+@Injectable()
+export class RunWebhookStore {
+  private readonly sql: ReturnType<typeof statements>;
+
+  constructor(private readonly database: StateDatabase) {
+    this.sql = statements(sqlDialect(database.backend));
+  }
+
+  /** The run's webhook, waiting; looked at again after `checkAfterMs` if nothing marks it due. */
+  async register(tenantId: string, runId: string, url: string, checkAfterMs: number) {
+    await this.database.query(this.sql.register, [tenantId, runId, url, checkAfterMs]);
+  }
+
+  /** The run settled: its waiting webhook is due now. */
+  async markDue(tenantId: string, runId: string): Promise<void> {
+    await this.database.query(this.sql.due, [tenantId, runId]);
+  }
+
+  /** Waiting and pending rows that are due, oldest first. */
+  async due(limit: number): Promise<RunWebhook[]> {
+    const result = await this.database.query(this.sql.list, [limit]);
+    return (result.records as Row[]).map(toWebhook);
+  }
+
+  async get(tenantId: string, runId: string): Promise<RunWebhook | null> {
+    const result = await this.database.query(this.sql.get, [tenantId, runId]);
+    const row = result.records[0] as Row | undefined;
+    return row ? toWebhook(row) : null;
+  }
+
+  /** A waiting row whose run has not settled is looked at again after `delayMs`. */
+  async postpone(tenantId: string, runId: string, delayMs: number): Promise<void> {
+    await this.database.query(this.sql.postpone, [delayMs, tenantId, runId]);
+  }
+
+  /**
+   * Records an attempt on a pending row still at `attempts` (another replica's attempt in
+   * between makes it a no-op): `pending` again after `retryInMs`, or `delivered`/`failed`.
+   */
+  async recordAttempt(
+    hook: RunWebhook,
+    outcome: { status: 'pending' | 'delivered' | 'failed'; retryInMs?: number; error?: string },
+  ): Promise<boolean> {
+    const error = outcome.error ? storableDiagnostic(outcome.error.slice(0, 500)) : null;
+    const result = await this.database.query(this.sql.attempt, [
+      outcome.status,
+      outcome.retryInMs ?? 0,
+      error,
+      outcome.status,
+      hook.tenantId,
+      hook.runId,
+      hook.attempts,
+    ]);
+    return (result.affected ?? 0) > 0;
+  }
+}

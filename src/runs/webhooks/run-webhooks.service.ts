@@ -1,0 +1,183 @@
+import {
+  type BeforeApplicationShutdown,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { deliveryDelayMs } from '../../platform/http/delivery-backoff.js';
+import { ProblemException, ValidationProblem } from '../../platform/http/problem.js';
+import { ServingSignal } from '../../platform/http/serving-signal.js';
+import { TenantEgress } from '../../platform/http/tenant-egress.js';
+import { OutageLog } from '../../platform/logging/outage-log.js';
+import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import { type RunRecord, TERMINAL_STATUSES } from '../record/run-record.js';
+import { runView } from '../record/run-record.mapper.js';
+import { RunRecordStore } from '../record/run-record.store.js';
+import { type RunWebhook, RunWebhookStore } from './run-webhook.store.js';
+import { sendSigned } from './webhook-sender.js';
+
+/** Rows one replica delivers at once. */
+const MAX_IN_FLIGHT = 16;
+/**
+ * A waiting row is looked at this often: the settled run marks it due at once, this only covers
+ * a process that died between recording the settled run and marking its webhook.
+ */
+export const WAITING_CHECK_MS = 60_000;
+
+/**
+ * Run webhooks (`"webhook": URL` on POST /v1/agent/run): the settled run, signed (Standard
+ * Webhooks, SVC_RUN_WEBHOOK_SECRET), POSTed once to the URL through a durable outbox with
+ * retries. The row is written when the run is claimed, before it executes, and is due when the
+ * run settles (completed, failed, denied, cancelled; a pause is not an end). Every serving
+ * replica polls for due rows and claims each with a lease (`webhook:<run>`), so one delivers it;
+ * the URL obeys the tenant egress policy (the one HTTP tools obey) when it is given and on every
+ * connection.
+ */
+@Injectable()
+export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(RunWebhooks.name);
+  private readonly outage = new OutageLog(this.logger, 'run webhook poll');
+  private readonly secret?: string;
+  private readonly pollMs: number;
+  private readonly maxAttempts: number;
+  private readonly retryBaseMs: number;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  /** Deliveries start once this process serves (a one-shot `svc run` leaves them to a server). */
+  private started = false;
+
+  constructor(
+    private readonly store: RunWebhookStore,
+    private readonly records: RunRecordStore,
+    private readonly leases: LeaseKeeper,
+    private readonly egress: TenantEgress,
+    private readonly serving: ServingSignal,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.secret = config.get('runEvents', { infer: true }).webhookSecret;
+    const messaging = config.get('messaging', { infer: true });
+    this.pollMs = messaging.outboxPollMs;
+    this.maxAttempts = messaging.outboxMaxAttempts;
+    this.retryBaseMs = messaging.outboxRetryBaseMs;
+  }
+
+  /** Refuses a webhook this gateway cannot sign or may not call (before the run starts). */
+  check(url: string): void {
+    if (!this.secret) {
+      throw new ProblemException(
+        422,
+        'this gateway has no SVC_RUN_WEBHOOK_SECRET to sign webhooks with; run without `webhook`',
+        'webhooks-unavailable',
+      );
+    }
+    const refusal = this.egress.policy.checkUrl(url);
+    if (refusal) {
+      throw new ValidationProblem([
+        { path: 'webhook', message: `webhook address refused: ${refusal.reason}` },
+      ]);
+    }
+  }
+
+  /** The run will deliver its settled state to `url` (a repeated run id keeps its first). */
+  register(tenantId: string, runId: string, url: string): Promise<void> {
+    return this.store.register(tenantId, runId, url, WAITING_CHECK_MS);
+  }
+
+  /** The run's record says it settled: its webhook, if any, is delivered now. Never throws. */
+  settled(run: RunRecord): void {
+    if (!TERMINAL_STATUSES.has(run.status)) return;
+    this.store
+      .markDue(run.tenant_id, run.run_id)
+      .then(() => this.poll())
+      .catch((error: unknown) =>
+        this.logger.warn(`marking the webhook of run ${run.run_id} due failed: ${String(error)}`),
+      );
+  }
+
+  onApplicationBootstrap(): void {
+    this.serving.whenServing(() => {
+      this.started = true;
+      this.schedule();
+    });
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      void this.poll().finally(() => this.schedule());
+    }, this.pollMs);
+    this.timer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    if (this.stopped || !this.started) return;
+    let due: RunWebhook[];
+    try {
+      due = await this.store.due(MAX_IN_FLIGHT);
+      this.outage.succeeded();
+    } catch (error) {
+      this.outage.failed(error);
+      return;
+    }
+    for (const hook of due) {
+      const key = `${hook.tenantId}\u0000${hook.runId}`;
+      if (this.inFlight.size >= MAX_IN_FLIGHT || this.inFlight.has(key)) continue;
+      const work = this.claimAndDeliver(hook).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, work);
+    }
+  }
+
+  private async claimAndDeliver(hook: RunWebhook): Promise<void> {
+    try {
+      const lease = await this.leases.acquire(hook.tenantId, `webhook:${hook.runId}`);
+      if (!lease) return; // another replica has it
+      try {
+        await this.deliver(hook);
+      } finally {
+        await lease.release().catch(() => undefined);
+      }
+    } catch (error) {
+      this.logger.warn(`delivering the webhook of run ${hook.runId} failed: ${String(error)}`);
+    }
+  }
+
+  private async deliver(found: RunWebhook): Promise<void> {
+    const run = await this.records.get(found.tenantId, found.runId);
+    if (!run || !TERMINAL_STATUSES.has(run.status)) {
+      await this.store.postpone(found.tenantId, found.runId, WAITING_CHECK_MS);
+      return;
+    }
+    if (found.status === 'waiting') await this.store.markDue(found.tenantId, found.runId);
+    // Read under the lease: another replica may have delivered it since the poll.
+    const hook = await this.store.get(found.tenantId, found.runId);
+    if (!hook || hook.status !== 'pending' || !this.secret) return;
+    const outcome = await sendSigned({
+      url: hook.url,
+      id: `${hook.tenantId}/${hook.runId}`,
+      secret: this.secret,
+      payload: { type: 'run.settled', run: runView(run) },
+      dispatcher: this.egress.dispatcher,
+    });
+    const attempt = hook.attempts + 1;
+    if (outcome.ok) {
+      await this.store.recordAttempt(hook, { status: 'delivered' });
+      return;
+    }
+    const last = !outcome.retryable || attempt >= this.maxAttempts;
+    await this.store.recordAttempt(hook, {
+      status: last ? 'failed' : 'pending',
+      retryInMs: last ? 0 : deliveryDelayMs(attempt, this.retryBaseMs, outcome.retryAfterMs),
+      error: outcome.error,
+    });
+    if (last) this.logger.warn(`the webhook of run ${hook.runId} failed: ${outcome.error}`);
+  }
+}
