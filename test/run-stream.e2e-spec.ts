@@ -40,6 +40,7 @@ describe.each(BACKENDS)('streamed runs and run events (%s)', (backend) => {
       name: 'slow',
       route: '/sleep/1200',
     });
+    await request(one.url).put('/v1/agents/refund').set(auth).send(refundGraph(TENANT)).expect(200);
   });
   afterAll(async () => {
     await one?.close();
@@ -146,7 +147,6 @@ describe.each(BACKENDS)('streamed runs and run events (%s)', (backend) => {
 
   it('a paused run keeps its stream open with heartbeats; a decision elsewhere carries it to the end', async () => {
     const runId = `${backend}-stream-paused`;
-    await request(one.url).put('/v1/agents/refund').set(auth).send(refundGraph(TENANT)).expect(200);
     let decided: Promise<unknown> | undefined;
     const result = await readEvents(`${one.url}/v1/agent/run`, {
       method: 'POST',
@@ -183,6 +183,31 @@ describe.each(BACKENDS)('streamed runs and run events (%s)', (backend) => {
     const decision = body(result.events[6]).data;
     expect(decision).toMatchObject({ node: 'pay', decision: 'approved' });
     expect((body(result.events.at(-1)!).data.run as { status: string }).status).toBe('completed');
+  });
+
+  it('a replica shutting down ends its open streams, which resume on another', async () => {
+    const env = { ...fixture.env, SVC_API_KEY: KEY, SVC_STREAM_HEARTBEAT_MS: '1000' };
+    const leaving = await startGateway(env);
+    const runId = `${backend}-stream-shutdown`;
+    await request(leaving.url)
+      .post('/v1/agent/run')
+      .set(auth)
+      .send({ tenant_id: TENANT, agent: 'refund', prompt: 'order 6', run_id: runId })
+      .expect(202);
+    let closing: Promise<void> | undefined;
+    const cut = await readEvents(`${leaving.url}/v1/runs/${runId}/events?tenant_id=${TENANT}`, {
+      headers: auth,
+      onEvent: (event) => {
+        if (event.event === 'run.paused') closing ??= leaving.close();
+      },
+    });
+    await closing;
+    expect(types(cut.events).at(-1)).toBe('run.paused');
+    const resumed = await request(one.url)
+      .get(`/v1/runs/${runId}/events?tenant_id=${TENANT}&after=${cut.lastEventId}`)
+      .set(auth)
+      .expect(200);
+    expect(resumed.body.events).toEqual([]);
   });
 
   it('refuses what it cannot stream with a problem, not a stream', async () => {

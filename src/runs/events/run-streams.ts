@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
@@ -29,9 +29,11 @@ export interface RunEventPage {
  * to the run's last event, live as it is written on any replica; or as pages of JSON.
  */
 @Injectable()
-export class RunStreams {
+export class RunStreams implements BeforeApplicationShutdown {
   private readonly logger = new Logger(RunStreams.name);
   private readonly heartbeatMs: number;
+  /** Open streams: ended when the process begins to shut down. */
+  private readonly open = new Set<AbortController>();
 
   constructor(
     private readonly feed: RunEventFeed,
@@ -59,6 +61,7 @@ export class RunStreams {
     const stream = new EventStream(response, this.heartbeatMs);
     stream.open(headers);
     const stop = new AbortController();
+    this.open.add(stop);
     const signal = AbortSignal.any([stream.closed, stop.signal]);
     const watch = this.endWhenSettledWithoutEvent(tenantId, runId, stop);
     try {
@@ -80,9 +83,18 @@ export class RunStreams {
         detail: problem.detail,
       });
     } finally {
+      this.open.delete(stop);
       watch.cancel();
       stream.end();
     }
+  }
+
+  /**
+   * The drain begins: open streams end now (a client resumes on another replica with its
+   * Last-Event-ID) rather than hold the HTTP server open until the drain runs out.
+   */
+  beforeApplicationShutdown(): void {
+    for (const stop of this.open) stop.abort();
   }
 
   /** The run's events after `after`, at most `limit`. */
