@@ -1,11 +1,22 @@
 // The studio page: reads /v1/studio (and /v1/board) with the key the user enters, every two
-// seconds, and sends approve/deny for paused runs. Data only ever reaches the page as text
-// (textContent), never as markup; the page's Content-Security-Policy allows no inline script.
+// seconds, and sends approve/deny for paused runs; a run opened from the loops (or by id) is
+// shown live by run-view.js. Data only ever reaches the page as text (textContent), never as
+// markup; the page's Content-Security-Policy allows no inline script.
+
+import { createRunView } from './run-view.js';
 
 const REFRESH_MS = 2000;
 const LIMIT = 50;
 const STORAGE = { key: 'svc-studio.key', tenant: 'svc-studio.tenant' };
-const STATUSES = new Set(['running', 'paused', 'completed', 'failed', 'denied']);
+const STATUSES = new Set([
+  'queued',
+  'running',
+  'paused',
+  'completed',
+  'failed',
+  'denied',
+  'cancelled',
+]);
 
 const $ = (id) => document.getElementById(id);
 const form = $('connect');
@@ -67,6 +78,11 @@ function showMessage(text, kind = 'info') {
   messageLine.textContent = text;
   messageLine.className = kind;
 }
+
+const runView = createRunView({
+  auth: () => (settings.key ? { Authorization: `Bearer ${settings.key}` } : {}),
+  say: showMessage,
+});
 
 /** A problem+json body (or anything else) as one line. */
 function problemText(status, body) {
@@ -130,6 +146,18 @@ function decisionCell(loop) {
   return td;
 }
 
+/** The run id, as the button that opens the run's live view. */
+function runCell(loop) {
+  const td = el('td', undefined, 'id');
+  const button = el('button', loop.run_id, 'link');
+  button.type = 'button';
+  button.dataset.action = 'open';
+  button.title = 'Show this run live, with its events';
+  button.addEventListener('click', () => runView.open(loop.run_id, loop.tenant_id));
+  td.append(button);
+  return td;
+}
+
 function renderLoops(loops) {
   lastLoops = loops;
   // The decision buttons depend on what is in flight too.
@@ -140,7 +168,7 @@ function renderLoops(loops) {
       const status = STATUSES.has(loop.status) ? loop.status : 'unknown';
       const tr = row([
         el('td', loop.status, `status status-${status}`),
-        el('td', loop.run_id, 'id'),
+        runCell(loop),
         el('td', loop.tenant_id),
         el('td', loop.agent),
         num(loop.turns),
@@ -288,10 +316,24 @@ form.addEventListener('submit', (event) => {
   sessionStorage.setItem(STORAGE.key, settings.key);
   sessionStorage.setItem(STORAGE.tenant, settings.tenant);
   showMessage('');
+  runView.close();
   start();
 });
 
+$('open-run').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const runId = $('run-input').value.trim();
+  if (!runId) return;
+  if (!settings.tenant) {
+    showMessage('Choose a tenant (then Show) to open a run by its id.', 'error');
+    return;
+  }
+  showMessage('');
+  runView.open(runId, settings.tenant);
+});
+
 $('forget').addEventListener('click', () => {
+  runView.close();
   sessionStorage.removeItem(STORAGE.key);
   keyInput.value = '';
   settings.key = '';

@@ -23,6 +23,7 @@ const PUBLIC_PATHS = [
   '/v1/messaging/webhook/health',
   '/studio',
   '/studio/studio.js',
+  '/studio/run-view.js',
   '/studio/studio.css',
   '/studio/favicon.svg',
 ];

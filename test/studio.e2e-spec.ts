@@ -287,6 +287,9 @@ describe('the studio page files', () => {
     const script = await request(gateway.url).get('/studio/studio.js').expect(200);
     expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(script.text).not.toContain('innerHTML');
+    const runView = await request(gateway.url).get('/studio/run-view.js').expect(200);
+    expect(runView.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(runView.text).not.toContain('innerHTML');
     await request(gateway.url).get('/studio/').expect(200);
     await request(gateway.url)
       .get('/studio/studio.css')

@@ -1,5 +1,6 @@
 import { ConfigError } from '../platform/config/config-error.js';
 import { CliFailure } from './cli-errors.js';
+import { type ServerSentEvent, readEventStream } from './event-stream-parser.js';
 
 export const DEFAULT_GATEWAY_PORT = 8080;
 
@@ -80,6 +81,27 @@ export interface GatewayAnswer<T> {
   body: T;
 }
 
+/** A `text/event-stream` answer: its events as they arrive, and where the run can be read. */
+export interface GatewayEvents {
+  location: string | null;
+  events: AsyncGenerator<ServerSentEvent>;
+  /** Closes the connection (the events end). */
+  close(): void;
+}
+
+/**
+ * The gateway cannot be reached, did not answer in time, or answered 5xx: something that may
+ * pass (a follower of a run's events tries again; a single call reports it).
+ */
+export class GatewayUnavailable extends CliFailure {}
+
+interface RequestOptions {
+  body?: unknown;
+  timeoutMs?: number;
+  accept?: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * The few calls the CLI makes to a running gateway, with the credential from SVC_API_KEY.
  * Every failure is a CliFailure with one line that says what to do.
@@ -101,33 +123,83 @@ export class GatewayClient {
     path: string,
     options: { body?: unknown; timeoutMs?: number } = {},
   ): Promise<GatewayAnswer<T>> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+    const response = await this.send(method, path, { ...options, accept: 'application/json' });
+    const body = await this.json(what, response);
+    return { status: response.status, body: body as T };
+  }
+
+  /**
+   * A call answered with `text/event-stream` (a streamed run, a run's events). A refusal is
+   * thrown as `call` throws it; a JSON answer of 2xx (a gateway that answered without
+   * streaming) is returned as it is.
+   */
+  async events(
+    what: string,
+    method: 'GET' | 'POST',
+    path: string,
+    options: { body?: unknown; lastEventId?: string } = {},
+  ): Promise<GatewayEvents | GatewayAnswer<unknown>> {
+    const controller = new AbortController();
+    const headers: Record<string, string> =
+      options.lastEventId === undefined ? {} : { 'Last-Event-ID': options.lastEventId };
+    const response = await this.send(method, path, {
+      body: options.body,
+      accept: 'text/event-stream',
+      headers,
+      signal: controller.signal,
+    });
+    const type = response.headers.get('content-type') ?? '';
+    if (!type.startsWith('text/event-stream') || !response.body) {
+      return { status: response.status, body: await this.json(what, response) };
+    }
+    const body = response.body as unknown as AsyncIterable<Uint8Array>;
+    return {
+      location: response.headers.get('location'),
+      events: readEventStream(body),
+      close: () => controller.abort(),
+    };
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    path: string,
+    options: RequestOptions & { signal?: AbortSignal },
+  ): Promise<Response> {
+    const headers: Record<string, string> = {
+      Accept: options.accept ?? 'application/json',
+      ...options.headers,
+    };
     if (this.apiKey !== undefined) headers.Authorization = `Bearer ${this.apiKey}`;
     if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-    let response: Response;
+    const signals = [options.signal];
+    if (options.timeoutMs !== undefined) signals.push(AbortSignal.timeout(options.timeoutMs));
+    const signal = signals.filter((one) => one !== undefined);
     try {
-      response = await fetch(`${this.baseUrl}${path}`, {
+      return await fetch(`${this.baseUrl}${path}`, {
         method,
         headers,
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         redirect: 'manual',
-        signal:
-          options.timeoutMs === undefined ? undefined : AbortSignal.timeout(options.timeoutMs),
+        signal: signal.length > 0 ? AbortSignal.any(signal) : undefined,
       });
     } catch (error) {
       if (error instanceof DOMException && error.name === 'TimeoutError') {
-        throw new CliFailure(
+        throw new GatewayUnavailable(
           `no answer from the gateway at ${this.baseUrl} within ${Math.round((options.timeoutMs ?? 0) / 1000)} s`,
         );
       }
-      throw new CliFailure(`no gateway at ${this.baseUrl}: ${networkReason(error)}`);
+      throw new GatewayUnavailable(`no gateway at ${this.baseUrl}: ${networkReason(error)}`);
     }
+  }
+
+  /** The JSON body of a 2xx answer; anything else is the CliFailure that says why. */
+  private async json(what: string, response: Response): Promise<unknown> {
     const text = await response.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {
-      throw new CliFailure(
+      throw new (response.status >= 500 ? GatewayUnavailable : CliFailure)(
         `${this.baseUrl} is not an svc gateway (${what}: HTTP ${response.status}, not JSON)`,
       );
     }
@@ -144,10 +216,10 @@ export class GatewayClient {
       );
     }
     if (response.status >= 300) {
-      throw new CliFailure(
+      throw new (response.status >= 500 ? GatewayUnavailable : CliFailure)(
         `${what} failed (${response.status}): ${problemDetail(body, response.statusText)}`,
       );
     }
-    return { status: response.status, body: body as T };
+    return body;
   }
 }

@@ -9,10 +9,15 @@ import { RunAgentDto } from '../runs/dto/run-agent.dto.js';
 import { toRunRequest } from '../runs/run-request.js';
 import { AppModule } from '../app/app.module.js';
 import { loadConfig } from '../platform/config/load-config.js';
+import type { RunEvent } from '../runs/events/run-event.js';
 import type { RunRecord } from '../runs/record/run-record.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 import { CliFailure } from './cli-errors.js';
 import { GatewayClient } from './gateway-client.js';
+import { followLocalRun } from './local-run-follower.js';
+import { type Reconnect, followRemoteRun } from './run-follower.js';
+import { checkOutcome, humanOutput } from './run-output.js';
+import { RunProgress } from './run-progress.js';
 import { SvcCommand } from './svc-command.js';
 
 interface RunOptions {
@@ -25,6 +30,7 @@ interface RunOptions {
   maxTurns?: string;
   json?: boolean;
   url?: string;
+  stream?: boolean;
 }
 
 async function readStdin(): Promise<string | undefined> {
@@ -35,17 +41,9 @@ async function readStdin(): Promise<string | undefined> {
   return text.length > 0 ? text : undefined;
 }
 
-function humanOutput(record: RunRecord): string {
-  if (record.status === 'paused') {
-    return (
-      `run ${record.run_id} paused: node ${record.pending_node ?? '?'} waits for approval ` +
-      `(POST /v1/runs/${record.run_id}/approve or /deny)\n`
-    );
-  }
-  return (
-    `${record.text}\n\n` +
-    `turns: ${record.turns} · tool calls: ${record.tool_calls} · finish: ${record.finish_reason} · ` +
-    `session: ${record.session_id}\n`
+function reportReconnect({ runId, after, attempt, attempts, reason }: Reconnect): void {
+  process.stderr.write(
+    `svc: ${reason}; reading on from event ${after} of run ${runId} (attempt ${attempt} of ${attempts})\n`,
   );
 }
 
@@ -81,25 +79,46 @@ async function runBody(
 })
 export class RunCommand extends SvcCommand {
   async run(_args: string[], options: RunOptions = {}): Promise<void> {
-    const record =
-      options.url === undefined ? await this.runHere(options) : await this.runThere(options);
-    process.stdout.write(
-      options.json ? `${JSON.stringify(record, null, 2)}\n` : humanOutput(record),
-    );
+    // Streamed: the text goes to stdout as it comes (to stderr with --json, so that stdout
+    // stays one JSON document), progress lines to stderr.
+    const progress = options.stream
+      ? new RunProgress({
+          text: (chunk) => (options.json ? process.stderr : process.stdout).write(chunk),
+          progress: (line) => process.stderr.write(line),
+        })
+      : undefined;
+    const show = progress ? (event: RunEvent) => progress.show(event) : undefined;
+    let record: RunRecord;
+    try {
+      record =
+        options.url === undefined
+          ? await this.runHere(options, show)
+          : await this.runThere(options, show);
+    } finally {
+      progress?.end();
+    }
+    checkOutcome(record);
+    if (options.json) process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+    else process.stdout.write(progress ? progress.finish(record) : humanOutput(record));
   }
 
   /**
    * POST /v1/agent/run on a serving gateway with SVC_API_KEY: the run is that gateway's (its
    * backend, provider, audit and studio). Of the local configuration only SVC_TENANT is read.
+   * Streamed (`show`), its events are shown as they come, across a broken connection.
    */
-  private async runThere(options: RunOptions): Promise<RunRecord> {
+  private async runThere(
+    options: RunOptions,
+    show?: (event: RunEvent) => void,
+  ): Promise<RunRecord> {
     const client = GatewayClient.fromEnv(options.url);
     const body = await runBody(options, process.env.SVC_TENANT || undefined);
+    if (show) return followRemoteRun(client, body, show, { onReconnect: reportReconnect });
     const answer = await client.call<RunRecord>('run', 'POST', '/v1/agent/run', { body });
     return answer.body;
   }
 
-  private async runHere(options: RunOptions): Promise<RunRecord> {
+  private async runHere(options: RunOptions, show?: (event: RunEvent) => void): Promise<RunRecord> {
     // Logs go to stderr so that stdout carries only the reply (or the JSON).
     const loaded = loadConfig({ SVC_LOG_LEVEL: 'warn', ...process.env });
     // A one-shot process must not adopt other replicas' unfinished runs.
@@ -117,7 +136,9 @@ export class RunCommand extends SvcCommand {
         );
       }
       const request = toRunRequest(dto, { maxTurns: config.provider.maxTurns }, 'cli');
-      return await app.get(AgentRunner).run(request);
+      return show
+        ? await followLocalRun(app, request, show)
+        : await app.get(AgentRunner).run(request);
     } catch (error) {
       if (error instanceof HttpException) {
         throw new CliFailure(`run failed (${error.getStatus()}): ${error.message}`);
@@ -168,6 +189,15 @@ export class RunCommand extends SvcCommand {
 
   @Option({ flags: '--json', description: 'print the run as JSON' })
   parseJson(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--stream',
+    description:
+      'print the answer as it is generated, and tool calls and steps on stderr as they happen',
+  })
+  parseStream(): boolean {
     return true;
   }
 

@@ -9,6 +9,7 @@ export const STUDIO_UI_DIR = join(PACKAGE_ROOT, 'studio-ui');
 export const STUDIO_FILES: Readonly<Record<string, { file: string; type: string }>> = {
   '/studio': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/studio/studio.js': { file: 'studio.js', type: 'text/javascript; charset=utf-8' },
+  '/studio/run-view.js': { file: 'run-view.js', type: 'text/javascript; charset=utf-8' },
   '/studio/studio.css': { file: 'studio.css', type: 'text/css; charset=utf-8' },
   '/studio/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 };

@@ -36,6 +36,11 @@ export class StudioPageController implements OnModuleInit {
     this.send('/studio/studio.js', res);
   }
 
+  @Get('run-view.js')
+  runView(@Res() res: Response): void {
+    this.send('/studio/run-view.js', res);
+  }
+
   @Get('studio.css')
   style(@Res() res: Response): void {
     this.send('/studio/studio.css', res);
