@@ -27,6 +27,17 @@ export function isToolFailure(error: unknown): error is ProblemException {
   );
 }
 
+/**
+ * Arguments that fail the tool's schema: a tool result with `isError` (SEP-1303), so the model
+ * that chose them reads what was wrong and can call again; a protocol error would end at the
+ * client. The text names each field and what it broke.
+ */
+export function invalidArgumentsText(error: unknown): string | null {
+  if (!(error instanceof ProblemException) || error.slug !== 'invalid-arguments') return null;
+  const fields = (error.errors ?? []).map((field) => `${field.path}: ${field.message}`);
+  return fields.length > 0 ? `${error.message} (${fields.join('; ')})` : error.message;
+}
+
 function detailOf(error: HttpException): string {
   const response = error.getResponse();
   if (typeof response === 'string') return response;
@@ -36,7 +47,7 @@ function detailOf(error: HttpException): string {
 
 /**
  * A failure of list or call as a JSON-RPC error. The caller's mistakes (unknown tool or
- * toolset, arguments that fail the schema: 4xx problems) are -32602 with the problem's type,
+ * toolset, 4xx problems; arguments that fail the schema are a tool result instead) are -32602 with the problem's type,
  * status and field errors in `data`; a refusal that passes with time (503 while the state
  * backend is away) is -32603 with its type, status and `retry_after` seconds in `data`; anything
  * else is -32603 and never carries internals.

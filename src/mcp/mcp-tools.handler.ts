@@ -13,7 +13,7 @@ import {
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
-import { RpcError, isToolFailure, toRpcError } from './mcp-errors.js';
+import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
 import { contextOf } from './tenant-context.js';
 import { toMcpTool } from './tool-listing.js';
 import { toCallToolResult, toolErrorResult } from './tool-result.js';
@@ -74,6 +74,8 @@ export class McpToolsHandler {
       return toCallToolResult(outcome.result, outcome.isError);
     } catch (error) {
       if (isToolFailure(error)) return toolErrorResult(error.message);
+      const invalid = invalidArgumentsText(error);
+      if (invalid !== null) return toolErrorResult(invalid);
       throw toRpcError(error, this.logger);
     }
   }
