@@ -6,7 +6,7 @@ import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway, tempBoardDb } from './support/gateway.js';
 import { sha256Hex, writeKeysFile } from './support/keys-file.js';
-import { connectMcp, rpcError } from './support/mcp-client.js';
+import { connectMcp } from './support/mcp-client.js';
 import { gatewayForSuite } from './support/suite.js';
 
 const ROOT_KEY = 'board-test-root-key';
@@ -337,10 +337,13 @@ describe.each(BACKENDS)('Kanban board (%s state backend)', (backend) => {
         arguments: { id: 'no-such-card', column: 'done' },
       });
       expect(missing.isError).toBe(true);
-      const invalid = await rpcError(
-        mcp.client.callTool({ name: 'board_move_card', arguments: { id: card!.id } }),
-      );
-      expect(invalid.code).toBe(-32602);
+      // Arguments that fail the schema are a result the model can read (SEP-1303).
+      const invalid = await mcp.client.callTool({
+        name: 'board_move_card',
+        arguments: { id: card!.id },
+      });
+      expect(invalid.isError).toBe(true);
+      expect(JSON.stringify(invalid.content)).toContain('column');
     } finally {
       await mcp.close();
     }
