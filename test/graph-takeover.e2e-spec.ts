@@ -7,6 +7,7 @@ import { type BackendFixture, createBackend } from './support/backends.js';
 import { collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { freePort } from './support/net.js';
+import { waitUntil } from './support/chat-server.js';
 import { Tracing } from '../src/platform/telemetry/tracing.service.js';
 import {
   type ToolEndpoint,
@@ -140,10 +141,14 @@ describe('a graph run whose owner process is killed (PostgreSQL, two instances)'
 
     // The record keeps the trace of the owner's execution; the survivor's span links to it.
     expect(finished.trace_id).toMatch(/^[0-9a-f]{32}$/);
-    const resumed = survivor.app
-      .get(Tracing)
-      .recentSpans()
-      .find((span) => span.attributes['svc.run.resumed'] === 'takeover');
+    const resumedSpan = () =>
+      survivor.app
+        .get(Tracing)
+        .recentSpans()
+        .find((span) => span.attributes['svc.run.resumed'] === 'takeover');
+    // The execution's span ends once its event log is flushed, a moment after the record settles.
+    await waitUntil(() => resumedSpan() !== undefined, 'the survivor ends its execution span');
+    const resumed = resumedSpan();
     expect(resumed?.name).toBe('invoke_agent durable');
     expect(resumed?.links.map((link) => link.context.traceId)).toEqual([finished.trace_id]);
     const metrics = await request(survivor.url).get('/metrics').set(auth).expect(200);
