@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import request from 'supertest';
-import { McpTransports } from '../src/mcp/mcp-transports.js';
-import type { StatefulTransports } from '../src/mcp/stateful.transports.js';
+import { LegacyTransports } from '../src/mcp/legacy/legacy-transports.js';
+import type { StatefulTransports } from '../src/mcp/legacy/stateful.transports.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
 import type { RunningGateway } from './support/gateway.js';
 import { INITIALIZE, connectMcp, mcpHeaders } from './support/mcp-client.js';
@@ -51,7 +51,7 @@ describe('a standalone MCP host: its own path, no default tenant, bounded sessio
   });
 
   it('keeps at most SVC_MCP_MAX_SESSIONS sessions and closes idle ones', async () => {
-    const sessions = gateway.app.get<McpTransports, StatefulTransports>(McpTransports);
+    const sessions = gateway.app.get<LegacyTransports, StatefulTransports>(LegacyTransports);
     const open = async (): Promise<string> => {
       const res = await request(gateway.url)
         .post('/tools-host')

@@ -97,7 +97,17 @@ describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
       const res = await request(gateway.url).post(path).set(mcpHeaders()).send(INITIALIZE);
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toBe('Bearer realm="svc"');
+      expect(res.body).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, data: { type: 'urn:svc:problem:unauthorized', status: 401 } },
+      });
     }
+    const wrongKey = await request(gateway.url)
+      .post('/mcp/')
+      .set({ ...mcpHeaders(), Authorization: 'Bearer not-a-key' })
+      .send(INITIALIZE);
+    expect(wrongKey.status).toBe(401);
+    expect(wrongKey.headers['www-authenticate']).toBe('Bearer realm="svc", error="invalid_token"');
     const health = await request(gateway.url).get('/mcp/health').expect(200);
     expect(health.body).toEqual({ status: 'ok' });
   });

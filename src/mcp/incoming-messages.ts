@@ -1,9 +1,4 @@
-import {
-  InitializeRequestSchema,
-  type JSONRPCMessage,
-  JSONRPCMessageSchema,
-  isJSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, isJSONRPCRequest, isSpecType } from '@modelcontextprotocol/server';
 import { type JsonRpcFailure, JsonRpcCode, failure } from './json-rpc-error.js';
 
 /** The SDK's own limit on a JSON-RPC batch. */
@@ -17,6 +12,8 @@ export interface IncomingMessages {
   initialize: boolean;
   /** A request asked for progress notifications, which only an SSE response can carry. */
   wantsProgress: boolean;
+  /** The body is a JSON-RPC batch (an array), which revisions from 2025-06-18 on removed. */
+  batch: boolean;
 }
 
 function hasProgressToken(message: JSONRPCMessage): boolean {
@@ -41,21 +38,19 @@ export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure 
   }
   const messages: JSONRPCMessage[] = [];
   for (const item of items) {
-    const parsed = JSONRPCMessageSchema.safeParse(item);
-    if (!parsed.success) {
+    if (!isSpecType.JSONRPCMessage(item)) {
       return failure(
         400,
         JsonRpcCode.InvalidRequest,
         'Invalid Request: not a JSON-RPC 2.0 message',
       );
     }
-    messages.push(parsed.data);
+    messages.push(item);
   }
   let initialize = false;
   for (const message of messages) {
     if (!isJSONRPCRequest(message) || message.method !== 'initialize') continue;
-    const valid = InitializeRequestSchema.safeParse(message);
-    if (!valid.success) {
+    if (!isSpecType.InitializeRequest(message)) {
       return {
         ...failure(
           400,
@@ -67,7 +62,12 @@ export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure 
     }
     initialize = true;
   }
-  return { body, initialize, wantsProgress: messages.some(hasProgressToken) };
+  return {
+    body,
+    initialize,
+    wantsProgress: messages.some(hasProgressToken),
+    batch: Array.isArray(body),
+  };
 }
 
 /** Parses the body text; malformed JSON is -32700 (status 400, a JSON-RPC body, never HTML). */

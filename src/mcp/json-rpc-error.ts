@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ErrorCode, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode as ErrorCode, type RequestId } from '@modelcontextprotocol/server';
 
 /**
  * An error answered before a request reaches the MCP SDK (bad body, missing tenant, refused

@@ -1,5 +1,5 @@
 import { HttpException, type Logger } from '@nestjs/common';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolErrorCode as ErrorCode } from '@modelcontextprotocol/server';
 import { classifyError } from '../platform/http/classify-error.js';
 import { ProblemException, problemType } from '../platform/http/problem.js';
 import { InvalidStateKeyError } from '../platform/state/state-key.limits.js';

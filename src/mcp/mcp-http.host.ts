@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import { isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { type IncomingMessages, parseJsonText, parseMessages } from './incoming-messages.js';
 import { type JsonRpcFailure, JsonRpcCode, isFailure, sendJsonRpcError } from './json-rpc-error.js';
-import { type McpHttpRequest, McpTransports } from './mcp-transports.js';
+import { LegacyTransports, type McpHttpRequest } from './legacy/legacy-transports.js';
+import { ModernEndpoint } from './modern/modern-endpoint.js';
 import { OriginPolicy } from './origin.policy.js';
 import { readBody } from './request-body.js';
 import { resolveContext, toAuthInfo } from './tenant-context.js';
@@ -19,11 +20,30 @@ const transportError = (status: number, message: string): JsonRpcFailure => ({
   message,
 });
 
+/** The first revision without JSON-RPC batches. */
+const BATCHES_REMOVED = '2025-06-18';
+
+function header(req: McpRequest, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** A body-less copy of the request, enough for the SDK to tell the eras apart. */
+function probeOf(req: McpRequest): globalThis.Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new globalThis.Request(`http://gateway${req.url}`, { method: 'POST', headers });
+}
+
 /**
  * The HTTP side of the MCP host, after the AuthGuard: refuses what must never reach the SDK
  * (a foreign Origin or Host, the wrong Accept or Content-Type, a body over SVC_MAX_BODY_BYTES,
- * malformed JSON-RPC, no tenant), then hands the request to the session or stateless
- * transports with its tenant context attached.
+ * malformed JSON-RPC, a batch on a revision without batches, no tenant), then decides the
+ * protocol era per request, as the SDK classifies it: a request carrying the 2026-07-28 `_meta`
+ * envelope goes to the stateless ModernEndpoint, anything else (`initialize`, sessions, plain
+ * 2025 requests) to the legacy session or stateless transports, with its tenant attached.
  */
 @Injectable()
 export class McpHttpHost {
@@ -34,7 +54,8 @@ export class McpHttpHost {
 
   constructor(
     config: ConfigService<GatewayConfig, true>,
-    private readonly transports: McpTransports,
+    private readonly transports: LegacyTransports,
+    private readonly modern: ModernEndpoint,
   ) {
     const server = config.get('server', { infer: true });
     this.policy = new OriginPolicy(config.get('mcp', { infer: true }), server.host);
@@ -51,8 +72,13 @@ export class McpHttpHost {
     if (isFailure(incoming)) return sendJsonRpcError(res, incoming);
     const context = resolveContext(req, this.defaultTenant);
     if (typeof context === 'string') return sendJsonRpcError(res, transportError(400, context));
+    const batchRefusal = this.batchRefusal(req, incoming);
+    if (batchRefusal) return sendJsonRpcError(res, batchRefusal);
     const mcpRequest: McpHttpRequest = req;
     mcpRequest.auth = toAuthInfo(context);
+    if (!(await isLegacyRequest(probeOf(req), incoming.body))) {
+      return this.modern.serve(mcpRequest, res, incoming.body, context);
+    }
     await this.transports.post(mcpRequest, res, incoming, {
       keyId: context.actor,
       tenantId: context.tenantId,
@@ -69,6 +95,17 @@ export class McpHttpHost {
     const refused = this.refusal(req);
     if (refused) return sendJsonRpcError(res, refused);
     await this.transports.delete(req, res, this.owner(req));
+  }
+
+  /** Batches went with 2025-06-18; a client that names a later revision may not send one. */
+  private batchRefusal(req: McpRequest, incoming: IncomingMessages): JsonRpcFailure | null {
+    const version = header(req, 'mcp-protocol-version');
+    if (!incoming.batch || version === undefined || version < BATCHES_REMOVED) return null;
+    return {
+      status: 400,
+      code: JsonRpcCode.InvalidRequest,
+      message: `Invalid Request: JSON-RPC batches are not part of protocol revision ${version} (removed in ${BATCHES_REMOVED}); send one message per request`,
+    };
   }
 
   private owner(req: McpRequest): string {

@@ -1,39 +1,24 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import {
-  type CallToolResult,
-  CallToolRequestSchema,
-  ErrorCode,
-  type ListToolsResult,
-  ListToolsRequestSchema,
-  type ProgressToken,
-  type ServerNotification,
-  type ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolRequest,
+  CallToolResult,
+  ListToolsResult,
+  ProgressToken,
+  ServerContext,
+} from '@modelcontextprotocol/server';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
-import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
+import { invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
 import { contextOf } from './tenant-context.js';
 import { toMcpTool } from './tool-listing.js';
 import { toCallToolResult, toolErrorResult } from './tool-result.js';
 
-export type HandlerExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-interface SchemaIssues {
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>;
-}
-
-function invalidParams(error: SchemaIssues): RpcError {
-  const issues = error.issues.map(
-    (issue) => `${issue.path.map(String).join('.')}: ${issue.message}`,
-  );
-  return new RpcError(ErrorCode.InvalidParams, `Invalid params: ${issues.join('; ')}`);
-}
-
 /**
  * `tools/list` and `tools/call` for whichever tenant and toolset the request carries (see
- * tenant-context.ts). Calls go through ToolExecutor, the one execution path every surface uses.
+ * tenant-context.ts), in either protocol era. The SDK has checked the params against the
+ * method's schema (-32602 otherwise). Calls go through ToolExecutor, the one execution path
+ * every surface uses.
  */
 @Injectable()
 export class McpToolsHandler {
@@ -44,10 +29,8 @@ export class McpToolsHandler {
     private readonly executor: ToolExecutor,
   ) {}
 
-  async list(request: unknown, extra: HandlerExtra): Promise<ListToolsResult> {
-    const parsed = ListToolsRequestSchema.safeParse(request);
-    if (!parsed.success) throw invalidParams(parsed.error);
-    const { tenantId, toolset } = contextOf(extra.authInfo);
+  async list(ctx: ServerContext): Promise<ListToolsResult> {
+    const { tenantId, toolset } = contextOf(ctx.http?.authInfo);
     try {
       // Every tool of a toolset fits one page (at most 128), so there is never a nextCursor.
       const found = await this.catalog.describe(tenantId, toolset);
@@ -57,18 +40,16 @@ export class McpToolsHandler {
     }
   }
 
-  async call(request: unknown, extra: HandlerExtra): Promise<CallToolResult> {
-    const parsed = CallToolRequestSchema.safeParse(request);
-    if (!parsed.success) throw invalidParams(parsed.error);
-    const { name, arguments: args, _meta: meta } = parsed.data.params;
-    const { tenantId, toolset, actor, permissions } = contextOf(extra.authInfo);
-    const progress = progressReporter(extra, meta?.progressToken);
+  async call(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> {
+    const { name, arguments: args, _meta: meta } = request.params;
+    const { tenantId, toolset, actor, permissions } = contextOf(ctx.http?.authInfo);
+    const progress = progressReporter(ctx, meta?.progressToken);
     await progress(0, `calling ${name}`);
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
         { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
-        { signal: extra.signal, actor, permissions },
+        { signal: ctx.mcpReq.signal, actor, permissions },
       );
       await progress(1, `${name} finished`);
       return toCallToolResult(outcome.result, outcome.isError);
@@ -85,11 +66,11 @@ export class McpToolsHandler {
  * Sends `notifications/progress` for the request when the client gave a progress token. Best
  * effort: a client that went away is noticed by the call's abort signal, not here.
  */
-function progressReporter(extra: HandlerExtra, token: ProgressToken | undefined) {
+function progressReporter(ctx: ServerContext, token: ProgressToken | undefined) {
   return async (progress: number, message: string): Promise<void> => {
     if (token === undefined) return;
     try {
-      await extra.sendNotification({
+      await ctx.mcpReq.notify({
         method: 'notifications/progress',
         params: { progressToken: token, progress, total: 1, message },
       });

@@ -7,13 +7,16 @@ import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from '.
 import { McpHttpHost } from './mcp-http.host.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpToolsHandler } from './mcp-tools.handler.js';
-import { McpTransports } from './mcp-transports.js';
-import { StatefulTransports } from './stateful.transports.js';
-import { StatelessTransports } from './stateless.transports.js';
+import { LegacyTransports } from './legacy/legacy-transports.js';
+import { StatefulTransports } from './legacy/stateful.transports.js';
+import { StatelessTransports } from './legacy/stateless.transports.js';
+import { ModernEndpoint } from './modern/modern-endpoint.js';
+import { ToolsetChanges } from '../tools/toolset-changes.js';
 
 /**
  * The MCP host (CONTRACT 6): tenants' toolsets over MCP's Streamable HTTP transport, built on
- * @modelcontextprotocol/sdk. Mountable at any path; the gateway mounts it at `/mcp`. Its
+ * the official SDK v2 (@modelcontextprotocol/server, /node): the 2026-07-28 revision stateless
+ * (modern/) and 2025-11-25 back to 2024-11-05 with sessions or without (legacy/), per request. Mountable at any path; the gateway mounts it at `/mcp`. Its
  * routes must not pass through a JSON body parser (see `mcpRoutes`).
  */
 @Module({})
@@ -29,7 +32,7 @@ export class McpModule {
         McpToolsHandler,
         McpServerFactory,
         {
-          provide: McpTransports,
+          provide: LegacyTransports,
           inject: [ConfigService, McpServerFactory],
           useFactory: (config: ConfigService<GatewayConfig, true>, servers: McpServerFactory) => {
             const mcp = config.get('mcp', { infer: true });
@@ -42,6 +45,19 @@ export class McpModule {
               ? new StatelessTransports(servers)
               : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota });
           },
+        },
+        {
+          provide: ModernEndpoint,
+          inject: [ConfigService, McpServerFactory, ToolsetChanges],
+          useFactory: (
+            config: ConfigService<GatewayConfig, true>,
+            servers: McpServerFactory,
+            changes: ToolsetChanges,
+          ) =>
+            new ModernEndpoint(servers, changes, {
+              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+              maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
+            }),
         },
         McpHttpHost,
       ],

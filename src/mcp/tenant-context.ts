@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode as ErrorCode } from '@modelcontextprotocol/server';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../platform/auth/principal.js';
 import { MAX_TENANT_ID, isSafeIdentifier } from '../platform/state/state-key.limits.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';

@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONValue, Tool } from '@modelcontextprotocol/server';
 import type { ToolContract } from '../tools/tool-catalog.service.js';
 
 /**
@@ -9,9 +9,10 @@ import type { ToolContract } from '../tools/tool-catalog.service.js';
 function inputSchema(parameters: ToolContract['parameters']): Tool['inputSchema'] {
   const { properties, ...rest } = parameters;
   if (properties === undefined) return { ...rest, type: 'object' };
-  const objects: Record<string, object> = {};
+  const objects: Record<string, JSONValue> = {};
   for (const [name, schema] of Object.entries(properties)) {
-    if (schema !== null && typeof schema === 'object') objects[name] = schema;
+    // Schemas are stored JSON.
+    if (schema !== null && typeof schema === 'object') objects[name] = schema as JSONValue;
     else objects[name] = schema === false ? { not: {} } : {};
   }
   return { ...rest, type: 'object', properties: objects };

@@ -9,6 +9,7 @@ import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { ToolExecutor } from './tool-executor.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
 import { ToolsController } from './tools.controller.js';
+import { ToolsetChanges } from './toolset-changes.js';
 import { ToolsetRepository } from './toolset-repository.js';
 import { ToolsetsController } from './toolsets.controller.js';
 
@@ -25,12 +26,13 @@ import { ToolsetsController } from './toolsets.controller.js';
     SchemaCompileBudget,
     BuiltinTools,
     ToolsetRepository,
+    ToolsetChanges,
     ToolCatalog,
     ToolRegistration,
     HttpToolInvoker,
     ToolEndpointPolicy,
     ToolExecutor,
   ],
-  exports: [ToolCatalog, ToolExecutor, BuiltinTools],
+  exports: [ToolCatalog, ToolExecutor, BuiltinTools, ToolsetChanges],
 })
 export class ToolsModule {}

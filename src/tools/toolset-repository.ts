@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../platform/http/problem.js';
+import { ToolsetChanges } from './toolset-changes.js';
 import {
   type JsonValue,
   StateConflictError,
@@ -61,7 +62,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 @Injectable()
 export class ToolsetRepository {
-  constructor(private readonly state: StateStore) {}
+  constructor(
+    private readonly state: StateStore,
+    private readonly changes: ToolsetChanges,
+  ) {}
 
   private key(tenantId: string, toolset: string): StateKey {
     return { tenantId, sessionId: TOOLSETS_SCOPE, key: toolset };
@@ -97,6 +101,7 @@ export class ToolsetRepository {
           { tools },
           { expectedVersion: current?.version ?? 0 },
         );
+        void this.changes.announce({ tenantId, toolset });
         return { version: written.version, tools };
       } catch (error) {
         if (!(error instanceof StateConflictError)) throw error;

@@ -1,26 +1,91 @@
 import { expect } from '@jest/globals';
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernTransport,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Implementation, Tool } from '@modelcontextprotocol/sdk/types.js';
+
+/** Which SDK speaks to the host: v1 over 2025-11-25 sessions, or v2 over 2026-07-28. */
+export type McpEra = 'legacy' | 'modern';
+
+/** What the scenarios call, the same for both SDK clients. */
+export interface McpToolsClient {
+  listTools(): Promise<{ tools: Tool[] }>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: { onprogress?: (progress: { progress: number }) => void },
+  ): Promise<CallToolResult>;
+  getServerVersion(): Implementation | undefined;
+  getServerCapabilities(): Record<string, unknown> | undefined;
+}
 
 export interface McpConnection {
-  client: Client;
+  era: McpEra;
+  client: McpToolsClient;
+  /** The v1 client's transport (legacy era only): session id, termination. */
   transport: StreamableHTTPClientTransport;
+  /** The v2 client itself (modern era only). */
+  modern?: ModernClient;
   close(): Promise<void>;
 }
 
+/** The key every 2026-07-28 result carries (the server's identity); asserted once, not per result. */
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+
+function withoutServerInfo<T extends { _meta?: Record<string, unknown> }>(result: T): T {
+  if (!result._meta || !(SERVER_INFO in result._meta)) return result;
+  const { [SERVER_INFO]: _, ...meta } = result._meta;
+  const { _meta, ...rest } = result;
+  return (Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest) as T;
+}
+
 /**
- * The official SDK client over Streamable HTTP, connected (initialize + initialized) to the MCP
- * host at `url` (`http://127.0.0.1:<port>/mcp/`), sending `headers` on every request.
+ * The official SDK client over Streamable HTTP, connected to the MCP host at `url`
+ * (`http://127.0.0.1:<port>/mcp/`), sending `headers` on every request: v1 with the
+ * initialize handshake (`legacy`), or v2 pinned to 2026-07-28 (`modern`, stateless, found
+ * with `server/discover`).
  */
 export async function connectMcp(
   url: string,
   headers: Record<string, string> = {},
+  era: McpEra = 'legacy',
 ): Promise<McpConnection> {
+  const legacyTransport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers },
+  });
+  if (era === 'modern') {
+    const client = new ModernClient(
+      { name: 'svc-e2e', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new ModernTransport(new URL(url), { requestInit: { headers } }));
+    const tools: McpToolsClient = {
+      listTools: async () => withoutServerInfo(await client.listTools()) as { tools: Tool[] },
+      callTool: async (params, options) =>
+        withoutServerInfo(await client.callTool(params, options)) as CallToolResult,
+      getServerVersion: () => client.getServerVersion(),
+      getServerCapabilities: () => client.getServerCapabilities(),
+    };
+    return {
+      era,
+      client: tools,
+      transport: legacyTransport,
+      modern: client,
+      close: () => client.close(),
+    };
+  }
   const client = new Client({ name: 'svc-e2e', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
-  await client.connect(transport);
-  return { client, transport, close: () => client.close() };
+  await client.connect(legacyTransport);
+  const tools: McpToolsClient = {
+    listTools: () => client.listTools(),
+    callTool: async (params, options) =>
+      (await client.callTool(params, undefined, options)) as CallToolResult,
+    getServerVersion: () => client.getServerVersion(),
+    getServerCapabilities: () => client.getServerCapabilities(),
+  };
+  return { era, client: tools, transport: legacyTransport, close: () => client.close() };
 }
 
 /** Headers of a raw MCP POST (supertest), after `initialize` when a session id is given. */
@@ -60,12 +125,14 @@ export async function toolNames(mcp: McpConnection): Promise<string[]> {
   return (await mcp.client.listTools()).tools.map((tool) => tool.name);
 }
 
-/** The JSON-RPC error `promise` rejects with (fails the test if it resolves). */
-export async function rpcError(promise: Promise<unknown>): Promise<McpError> {
+/** The JSON-RPC error `promise` rejects with (fails the test if it resolves), from either SDK. */
+export async function rpcError(
+  promise: Promise<unknown>,
+): Promise<{ code: number; message: string; data?: unknown }> {
   const error = await promise.then(
     () => new Error('expected a JSON-RPC error'),
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
+  expect(error).toMatchObject({ code: expect.any(Number) });
+  return error as { code: number; message: string; data?: unknown };
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
-import { type McpConnection, connectMcp } from './mcp-client.js';
+import { type McpConnection, type McpEra, connectMcp } from './mcp-client.js';
 import { RUNNER_KEY, bearer, registerTool } from './mcp-fixtures.js';
 import { mcpTenantScenarios } from './mcp-tenant-scenarios.js';
 import { type McpToolEndpoint, startMcpToolEndpoint } from './mcp-tool-endpoint.js';
@@ -17,18 +17,19 @@ export interface McpScenarioContext {
 }
 
 /**
- * What the SDK's own client sees through `/mcp/`, in either mode. Tenant a has HTTP tools in
+ * What the SDK's own client sees through `/mcp/`, in either mode and either protocol era (v1
+ * client over 2025-11-25, v2 client over 2026-07-28). Tenant a has HTTP tools in
  * `default` (`lookup`, `rich`, `refuses`, `broken`) and `deploy` in toolset `ops`; tenant b
  * only the built-ins.
  */
-export function mcpScenarios(gateway: SuiteGateway): void {
+export function mcpScenarios(gateway: SuiteGateway, era: McpEra = 'legacy'): void {
   let endpoint: McpToolEndpoint | undefined;
   const open: McpConnection[] = [];
   const context: McpScenarioContext = {
     gateway,
     endpointUrl: () => endpoint?.url ?? '',
     async connect(headers, path = '/mcp/') {
-      const mcp = await connectMcp(`${gateway.url}${path}`, headers);
+      const mcp = await connectMcp(`${gateway.url}${path}`, headers, era);
       open.push(mcp);
       return mcp;
     },

@@ -51,6 +51,15 @@ export function mcpTenantScenarios({ gateway, connect }: McpScenarioContext): vo
       .set({ ...bearer(KEY_B), 'X-Tenant-Id': 'a', Accept: 'application/json, text/event-stream' })
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(raw.status).toBe(403);
-    expect(raw.body).toMatchObject({ type: 'urn:svc:problem:forbidden' });
+    // One style on /mcp/: a JSON-RPC error body, the problem's type and status in its data.
+    expect(raw.body).toMatchObject({
+      jsonrpc: '2.0',
+      id: null,
+      error: {
+        code: -32000,
+        message: expect.stringMatching(/^Forbidden: .*tenant "b"/),
+        data: { type: 'urn:svc:problem:forbidden', status: 403 },
+      },
+    });
   });
 }

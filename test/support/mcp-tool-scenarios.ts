@@ -87,7 +87,6 @@ export function mcpToolScenarios({ asTenantA, endpointUrl }: McpScenarioContext)
     const progress: number[] = [];
     const result = await mcp.client.callTool(
       { name: 'lookup', arguments: { order: 'B-2' } },
-      undefined,
       { onprogress: (event) => progress.push(event.progress) },
     );
     expect(result.isError).toBe(false);

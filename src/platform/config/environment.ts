@@ -155,6 +155,7 @@ export class Environment {
   @OptionalInt(1, 1_000_000) SVC_MCP_SESSIONS_PER_TENANT?: number;
   @OptionalInt(1, 1_000_000) SVC_MCP_SESSIONS_PER_KEY?: number;
   @OptionalInt(1000, 86_400_000) SVC_MCP_SESSION_IDLE_MS?: number;
+  @OptionalInt(1, 1_000_000) SVC_MCP_MAX_SUBSCRIPTIONS?: number;
 
   // --- messaging (CONTRACT 7) ---
   @IsOptional() @IsHttpUrl() SVC_CHATA_WEBHOOK?: string;

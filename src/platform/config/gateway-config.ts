@@ -140,6 +140,8 @@ export interface McpConfig {
   maxSessionsPerKey: number;
   /** A session without a request for this long is closed. */
   sessionIdleMs: number;
+  /** Open 2026-07-28 `subscriptions/listen` streams per replica. */
+  maxSubscriptions: number;
 }
 
 export interface MessagingConfig {

@@ -119,6 +119,7 @@ describe('loadConfig', () => {
       maxSessionsPerTenant: 100,
       maxSessionsPerKey: 100,
       sessionIdleMs: 1_800_000,
+      maxSubscriptions: 1024,
     });
     const mcp = loadConfig({
       SVC_MCP_MODE: 'stateless',
@@ -126,6 +127,7 @@ describe('loadConfig', () => {
       SVC_MCP_ALLOWED_ORIGINS: 'https://app.example.com,http://localhost:6274',
       SVC_MCP_MAX_SESSIONS: '50',
       SVC_MCP_SESSION_IDLE_MS: '60000',
+      SVC_MCP_MAX_SUBSCRIPTIONS: '20',
     }).mcp;
     expect(mcp).toEqual({
       mode: 'stateless',
@@ -135,6 +137,7 @@ describe('loadConfig', () => {
       maxSessionsPerTenant: 10,
       maxSessionsPerKey: 10,
       sessionIdleMs: 60_000,
+      maxSubscriptions: 20,
     });
     expect(errorOf({ SVC_MCP_MODE: 'sticky' })).toBe(
       'SVC_MCP_MODE must be one of stateful, stateless (got "sticky")',

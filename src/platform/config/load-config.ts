@@ -203,6 +203,7 @@ export function loadConfig(
       allowedOrigins: commaList(env.SVC_MCP_ALLOWED_ORIGINS),
       ...sessionQuotas(env),
       sessionIdleMs: env.SVC_MCP_SESSION_IDLE_MS ?? 30 * 60_000,
+      maxSubscriptions: env.SVC_MCP_MAX_SUBSCRIPTIONS ?? 1024,
     },
     messaging: {
       chataWebhook: env.SVC_CHATA_WEBHOOK,

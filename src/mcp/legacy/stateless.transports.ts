@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { IncomingMessages } from './incoming-messages.js';
-import { JsonRpcCode, sendJsonRpcError } from './json-rpc-error.js';
-import type { McpServerFactory } from './mcp-server.factory.js';
-import { type McpHttpRequest, McpTransports } from './mcp-transports.js';
+import type { Server } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { IncomingMessages } from '../incoming-messages.js';
+import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
+import type { McpServerFactory } from '../mcp-server.factory.js';
+import { type McpHttpRequest, LegacyTransports } from './legacy-transports.js';
 
 /** Idle Servers kept for reuse; more than this in flight at once are built and dropped. */
 const MAX_IDLE_SERVERS = 64;
@@ -16,7 +16,7 @@ const MAX_IDLE_SERVERS = 64;
  * registration, capabilities), are pooled and reconnected. The answer is plain JSON unless a
  * request asked for progress, which needs an SSE response.
  */
-export class StatelessTransports extends McpTransports {
+export class StatelessTransports extends LegacyTransports {
   private readonly idle: Server[] = [];
 
   constructor(private readonly servers: McpServerFactory) {
@@ -25,7 +25,7 @@ export class StatelessTransports extends McpTransports {
 
   async post(req: McpHttpRequest, res: ServerResponse, incoming: IncomingMessages): Promise<void> {
     const server = this.idle.pop() ?? this.servers.create();
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !incoming.wantsProgress,
     });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { BeforeApplicationShutdown, OnApplicationShutdown } from '@nestjs/common';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { IncomingMessages } from './incoming-messages.js';
-import { JsonRpcCode, sendJsonRpcError } from './json-rpc-error.js';
-import type { McpServerFactory } from './mcp-server.factory.js';
-import { type McpHttpRequest, McpTransports } from './mcp-transports.js';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { IncomingMessages } from '../incoming-messages.js';
+import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
+import type { McpServerFactory } from '../mcp-server.factory.js';
+import { type McpHttpRequest, LegacyTransports } from './legacy-transports.js';
 import {
   type NoRoom,
   type RegisteredSession,
@@ -16,7 +16,7 @@ import {
 
 /** `keyId` is the key that opened it: another key asking for it is told it does not exist. */
 interface Session extends RegisteredSession {
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableHTTPServerTransport;
 }
 
 const NO_ROOM: Record<NoRoom['reason'], string> = {
@@ -32,7 +32,7 @@ const NO_ROOM: Record<NoRoom['reason'], string> = {
  * and DELETEs count as activity: an open GET stream alone does not keep a session alive.
  */
 export class StatefulTransports
-  extends McpTransports
+  extends LegacyTransports
   implements BeforeApplicationShutdown, OnApplicationShutdown
 {
   private readonly sessions: SessionRegistry<Session>;
@@ -112,7 +112,7 @@ export class StatefulTransports
       });
     }
     const id = randomUUID();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => id });
     const session: Session = {
       id,
       tenantId: owner.tenantId,

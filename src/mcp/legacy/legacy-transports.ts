@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
-import type { IncomingMessages } from './incoming-messages.js';
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { IncomingMessages } from '../incoming-messages.js';
 import type { SessionOwner } from './session-registry.js';
 
 /** A request as the SDK transport reads it: `auth` becomes the handlers' `extra.authInfo`. */
@@ -12,7 +12,7 @@ export type McpHttpRequest = IncomingMessage & { auth?: AuthInfo };
  * Requests arrive checked (origin, headers, body, tenant); `owner` is the caller's key and, on
  * POST, the request's tenant (whose session quota a new session counts against).
  */
-export abstract class McpTransports {
+export abstract class LegacyTransports {
   abstract post(
     req: McpHttpRequest,
     res: ServerResponse,
