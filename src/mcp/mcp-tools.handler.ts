@@ -9,7 +9,9 @@ import type {
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
-import { invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
+import { JsonRpcCode } from './json-rpc-error.js';
+import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
+import { StatelessCancellations } from './stateless-cancellations.js';
 import { contextOf } from './tenant-context.js';
 import { toMcpTool } from './tool-listing.js';
 import { toCallToolResult, toolErrorResult } from './tool-result.js';
@@ -27,6 +29,7 @@ export class McpToolsHandler {
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly executor: ToolExecutor,
+    private readonly cancellations: StatelessCancellations,
   ) {}
 
   async list(ctx: ServerContext): Promise<ListToolsResult> {
@@ -44,20 +47,31 @@ export class McpToolsHandler {
     const { name, arguments: args, _meta: meta } = request.params;
     const { tenantId, toolset, actor, permissions } = contextOf(ctx.http?.authInfo);
     const progress = progressReporter(ctx, meta?.progressToken);
+    // Without a session the client's cancellation arrives as a POST of its own, anywhere.
+    const tracked =
+      ctx.sessionId === undefined
+        ? this.cancellations.track({ keyId: actor, tenantId }, ctx.mcpReq.id, ctx.mcpReq.signal)
+        : undefined;
     await progress(0, `calling ${name}`);
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
         { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
-        { signal: ctx.mcpReq.signal, actor, permissions },
+        { signal: tracked?.signal ?? ctx.mcpReq.signal, actor, permissions },
       );
       await progress(1, `${name} finished`);
       return toCallToolResult(outcome.result, outcome.isError);
     } catch (error) {
+      if (tracked?.signal.aborted && !ctx.mcpReq.signal.aborted) {
+        // An HTTP exchange needs an answer; the client that cancelled ignores it.
+        throw new RpcError(JsonRpcCode.Transport, 'Request cancelled: the client cancelled it');
+      }
       if (isToolFailure(error)) return toolErrorResult(error.message);
       const invalid = invalidArgumentsText(error);
       if (invalid !== null) return toolErrorResult(invalid);
       throw toRpcError(error, this.logger);
+    } finally {
+      tracked?.release();
     }
   }
 }

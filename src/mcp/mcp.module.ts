@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
+import { StateModule } from '../platform/state/state.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
@@ -11,6 +12,7 @@ import { LegacyTransports } from './legacy/legacy-transports.js';
 import { StatefulTransports } from './legacy/stateful.transports.js';
 import { StatelessTransports } from './legacy/stateless.transports.js';
 import { ModernEndpoint } from './modern/modern-endpoint.js';
+import { StatelessCancellations } from './stateless-cancellations.js';
 import { ToolsetChanges } from '../tools/toolset-changes.js';
 
 /**
@@ -19,18 +21,22 @@ import { ToolsetChanges } from '../tools/toolset-changes.js';
  * (modern/) and 2025-11-25 back to 2024-11-05 with sessions or without (legacy/), per request. Mountable at any path; the gateway mounts it at `/mcp`. Its
  * routes must not pass through a JSON body parser (see `mcpRoutes`).
  */
+/** How long a client whose legacy SSE stream ended waits before it reconnects. */
+const SSE_RETRY_MS = 1000;
+
 @Module({})
 export class McpModule {
   static forRoot(options: McpModuleOptions): DynamicModule {
     const path = normalizeMountPath(options.path);
     return {
       module: McpModule,
-      imports: [ToolsModule],
+      imports: [ToolsModule, StateModule],
       controllers: [mcpController(path)],
       providers: [
         { provide: MCP_MODULE_OPTIONS, useValue: { ...options, path } },
         McpToolsHandler,
         McpServerFactory,
+        StatelessCancellations,
         {
           provide: LegacyTransports,
           inject: [ConfigService, McpServerFactory],
@@ -41,9 +47,13 @@ export class McpModule {
             const keyQuota = authDisabled(config.get('auth', { infer: true }))
               ? Infinity
               : mcp.maxSessionsPerKey;
+            const streams = {
+              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+              retryMs: SSE_RETRY_MS,
+            };
             return mcp.mode === 'stateless'
-              ? new StatelessTransports(servers)
-              : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota });
+              ? new StatelessTransports(servers, streams)
+              : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota }, streams);
           },
         },
         {

@@ -15,7 +15,7 @@ export interface McpToolsClient {
   listTools(): Promise<{ tools: Tool[] }>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
-    options?: { onprogress?: (progress: { progress: number }) => void },
+    options?: { onprogress?: (progress: { progress: number }) => void; signal?: AbortSignal },
   ): Promise<CallToolResult>;
   getServerVersion(): Implementation | undefined;
   getServerCapabilities(): Record<string, unknown> | undefined;
@@ -112,10 +112,13 @@ export const INITIALIZE = {
 /** The JSON-RPC messages of a response that may be JSON or an SSE stream (`data:` lines). */
 export function rpcMessages(contentType: string | undefined, text: string): unknown[] {
   if (contentType?.startsWith('text/event-stream')) {
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)) as unknown);
+    return (
+      text
+        .split('\n')
+        // A priming event's data is empty (SEP-1699).
+        .filter((line) => line.startsWith('data: ') && line.length > 6)
+        .map((line) => JSON.parse(line.slice(6)) as unknown)
+    );
   }
   const parsed = JSON.parse(text) as unknown;
   return Array.isArray(parsed) ? parsed : [parsed];
