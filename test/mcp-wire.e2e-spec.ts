@@ -48,7 +48,7 @@ describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
   });
 
   it('answers an unknown method with -32601 and bad params with -32602', async () => {
-    const unknown = await inSession({ jsonrpc: '2.0', id: 2, method: 'resources/list' }).expect(
+    const unknown = await inSession({ jsonrpc: '2.0', id: 2, method: 'no/such-method' }).expect(
       200,
     );
     expect(rpcMessages(unknown.headers['content-type'], unknown.text)).toEqual([

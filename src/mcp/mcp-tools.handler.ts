@@ -3,9 +3,11 @@ import type {
   CallToolRequest,
   CallToolResult,
   ListToolsResult,
+  LoggingLevel,
   ProgressToken,
   ServerContext,
 } from '@modelcontextprotocol/server';
+import type { ClientLogLevel } from './features/client-log-level.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
@@ -43,7 +45,11 @@ export class McpToolsHandler {
     }
   }
 
-  async call(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> {
+  async call(
+    request: CallToolRequest,
+    ctx: ServerContext,
+    logLevel?: ClientLogLevel,
+  ): Promise<CallToolResult> {
     const { name, arguments: args, _meta: meta } = request.params;
     const { tenantId, toolset, actor, permissions } = contextOf(ctx.http?.authInfo);
     const progress = progressReporter(ctx, meta?.progressToken);
@@ -52,7 +58,10 @@ export class McpToolsHandler {
       ctx.sessionId === undefined
         ? this.cancellations.track({ keyId: actor, tenantId }, ctx.mcpReq.id, ctx.mcpReq.signal)
         : undefined;
+    const log = clientLog(ctx, logLevel, name);
+    const started = Date.now();
     await progress(0, `calling ${name}`);
+    await log('debug', `calling ${name} in toolset ${toolset}`);
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
@@ -60,13 +69,20 @@ export class McpToolsHandler {
         { signal: tracked?.signal ?? ctx.mcpReq.signal, actor, permissions },
       );
       await progress(1, `${name} finished`);
+      await log(
+        outcome.isError ? 'warning' : 'info',
+        `${name} ${outcome.isError ? 'answered with an error' : 'finished'} in ${Date.now() - started} ms`,
+      );
       return toCallToolResult(outcome.result, outcome.isError);
     } catch (error) {
       if (tracked?.signal.aborted && !ctx.mcpReq.signal.aborted) {
         // An HTTP exchange needs an answer; the client that cancelled ignores it.
         throw new RpcError(JsonRpcCode.Transport, 'Request cancelled: the client cancelled it');
       }
-      if (isToolFailure(error)) return toolErrorResult(error.message);
+      if (isToolFailure(error)) {
+        await log('error', `${name} failed: ${error.message}`);
+        return toolErrorResult(error.message);
+      }
       const invalid = invalidArgumentsText(error);
       if (invalid !== null) return toolErrorResult(invalid);
       throw toRpcError(error, this.logger);
@@ -74,6 +90,14 @@ export class McpToolsHandler {
       tracked?.release();
     }
   }
+}
+
+/** Sends `notifications/message` about the call, at levels the client asked to hear. */
+function clientLog(ctx: ServerContext, level: ClientLogLevel | undefined, tool: string) {
+  return async (severity: LoggingLevel, message: string): Promise<void> => {
+    if (!level?.wants(ctx, severity)) return;
+    await ctx.mcpReq.log(severity, { tool, message }, 'svc-gateway.tools').catch(() => undefined);
+  };
 }
 
 /**

@@ -1,13 +1,19 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
+import { BoardModule } from '../board/board.module.js';
+import { CatalogChanges } from '../catalog/catalog-changes.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
 import { StateModule } from '../platform/state/state.module.js';
+import { RunsModule } from '../runs/runs.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
 import { McpHttpHost } from './mcp-http.host.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpToolsHandler } from './mcp-tools.handler.js';
+import { BuiltInResources } from './features/built-in-resources.js';
+import { McpCatalogHandler } from './features/mcp-catalog.handler.js';
 import { LegacyTransports } from './legacy/legacy-transports.js';
 import { StatefulTransports } from './legacy/stateful.transports.js';
 import { StatelessTransports } from './legacy/stateless.transports.js';
@@ -30,11 +36,13 @@ export class McpModule {
     const path = normalizeMountPath(options.path);
     return {
       module: McpModule,
-      imports: [ToolsModule, StateModule],
+      imports: [ToolsModule, StateModule, CatalogModule, BoardModule, RunsModule],
       controllers: [mcpController(path)],
       providers: [
         { provide: MCP_MODULE_OPTIONS, useValue: { ...options, path } },
         McpToolsHandler,
+        McpCatalogHandler,
+        BuiltInResources,
         McpServerFactory,
         StatelessCancellations,
         {
@@ -58,16 +66,21 @@ export class McpModule {
         },
         {
           provide: ModernEndpoint,
-          inject: [ConfigService, McpServerFactory, ToolsetChanges],
+          inject: [ConfigService, McpServerFactory, ToolsetChanges, CatalogChanges],
           useFactory: (
             config: ConfigService<GatewayConfig, true>,
             servers: McpServerFactory,
-            changes: ToolsetChanges,
+            toolsets: ToolsetChanges,
+            catalog: CatalogChanges,
           ) =>
-            new ModernEndpoint(servers, changes, {
-              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
-              maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
-            }),
+            new ModernEndpoint(
+              servers,
+              { toolsets, catalog },
+              {
+                keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+                maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
+              },
+            ),
         },
         McpHttpHost,
       ],

@@ -28,6 +28,8 @@ export interface McpConnection {
   transport: StreamableHTTPClientTransport;
   /** The v2 client itself (modern era only). */
   modern?: ModernClient;
+  /** The v1 client itself (legacy era only). */
+  legacy?: Client;
   close(): Promise<void>;
 }
 
@@ -85,7 +87,13 @@ export async function connectMcp(
     getServerVersion: () => client.getServerVersion(),
     getServerCapabilities: () => client.getServerCapabilities(),
   };
-  return { era, client: tools, transport: legacyTransport, close: () => client.close() };
+  return {
+    era,
+    client: tools,
+    transport: legacyTransport,
+    legacy: client,
+    close: () => client.close(),
+  };
 }
 
 /** Headers of a raw MCP POST (supertest), after `initialize` when a session id is given. */

@@ -15,6 +15,10 @@ export type AuditKind =
   | 'tool.invoked'
   | 'tool.registered'
   | 'tool.deleted'
+  | 'prompt.registered'
+  | 'prompt.deleted'
+  | 'resource.registered'
+  | 'resource.deleted'
   | 'board.changed'
   | 'auth.failed'
   | 'messaging.delivery_failed';
