@@ -14,6 +14,7 @@ import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { isName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
+import type { ToolReporter } from './tool-stream.js';
 import type { ToolInvocation, ToolOutcome } from './tool.types.js';
 
 export interface ExecuteOptions {
@@ -33,6 +34,8 @@ export interface ExecuteOptions {
    * model acts for nobody's key, so a built-in that needs a permission of its own refuses.
    */
   permissions?: readonly string[];
+  /** Hears what a tool reports while it runs (progress, log messages), where it can. */
+  reporter?: ToolReporter;
 }
 
 /** How many argument errors the 422's detail lists (all of them are in `errors`). */
@@ -131,7 +134,7 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    { signal, actor, permissions, idempotencyKey }: ExecuteOptions,
+    { signal, actor, permissions, idempotencyKey, reporter }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
@@ -164,7 +167,7 @@ export class ToolExecutor {
     return this.http.invoke(
       { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
       object,
-      { signal, idempotencyKey },
+      { signal, idempotencyKey, reporter },
     );
   }
 }

@@ -28,7 +28,7 @@ function parsePrompt(value: JsonValue): StoredPrompt | null {
   return value as unknown as StoredPrompt;
 }
 
-/** `{{name}}` placeholders, each replaced by its argument's value (absent: empty). */
+/** `{{name}}` placeholders (in text, and in an embedded resource's uri and text), each replaced by its argument's value (absent: empty). */
 function render(text: string, args: Record<string, string>): string {
   return text.replace(/\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g, (_, name: string) => args[name] ?? '');
 }
@@ -37,8 +37,12 @@ function renderMessage(message: PromptMessage, args: Record<string, string>): Pr
   const { content } = message;
   if (content.type === 'text')
     return { ...message, content: { ...content, text: render(content.text, args) } };
-  if (content.type === 'resource' && 'text' in content.resource) {
-    const resource = { ...content.resource, text: render(content.resource.text, args) };
+  if (content.type === 'resource') {
+    const uri = render(content.resource.uri, args);
+    const resource =
+      'text' in content.resource
+        ? { ...content.resource, uri, text: render(content.resource.text, args) }
+        : { ...content.resource, uri };
     return { ...message, content: { ...content, resource } };
   }
   return message;
