@@ -111,6 +111,16 @@ describe.each(BACKENDS)('MCP prompts, resources and completions (%s)', (backend)
       .expect(400);
     expect(both.body.errors).toEqual([expect.objectContaining({ path: 'text' })]);
     await admin().get('/v1/prompts/nope?tenant_id=a').set(bearer(ROOT_KEY)).expect(404);
+    const order = await admin()
+      .get('/v1/resources/order?tenant_id=a')
+      .set(bearer(ROOT_KEY))
+      .expect(200);
+    expect(order.body.resource).toEqual({
+      name: 'order',
+      uri_template: 'orders://{id}/summary',
+      mime_type: 'application/json',
+      text: '{"order":"{id}"}',
+    });
     // Another tenant's catalog is its own.
     const other = await admin().get('/v1/resources?tenant_id=b').set(bearer(ROOT_KEY)).expect(200);
     expect(other.body.resources).toEqual([]);

@@ -91,7 +91,7 @@ export class RegisteredResources {
       kind: 'resources',
       ...(resource.uri === undefined ? {} : { uri: resource.uri }),
     });
-    return { name, ...resource };
+    return restView(name, resource);
   }
 
   async remove(tenantId: string, name: string, actor?: string): Promise<void> {
@@ -106,11 +106,11 @@ export class RegisteredResources {
   }
 
   describe(tenantId: string, name: string) {
-    return this.entries.require(tenantId, name).then((resource) => ({ name, ...resource }));
+    return this.entries.require(tenantId, name).then((resource) => restView(name, resource));
   }
 
   async list(tenantId: string) {
-    return (await this.entries.list(tenantId)).map(({ name, value }) => ({ name, ...value }));
+    return (await this.entries.list(tenantId)).map(({ name, value }) => restView(name, value));
   }
 
   async resources(tenantId: string): Promise<Resource[]> {
@@ -139,6 +139,20 @@ export class RegisteredResources {
     }
     return null;
   }
+}
+
+/** A resource as REST shows it: the request's own snake_case names. */
+function restView(name: string, value: StoredResource) {
+  return {
+    name,
+    ...(value.uri === undefined ? {} : { uri: value.uri }),
+    ...(value.uriTemplate === undefined ? {} : { uri_template: value.uriTemplate }),
+    ...(value.title === undefined ? {} : { title: value.title }),
+    ...(value.description === undefined ? {} : { description: value.description }),
+    ...(value.mimeType === undefined ? {} : { mime_type: value.mimeType }),
+    ...(value.text === undefined ? {} : { text: value.text }),
+    ...(value.blob === undefined ? {} : { blob: value.blob }),
+  };
 }
 
 function metadata(value: StoredResource) {
