@@ -103,7 +103,7 @@ describe.each(BACKENDS)('MCP prompts, resources and completions (%s)', (backend)
         messages: [{ role: 'system', content: { type: 'text', text: 'x' } }],
       })
       .expect(400);
-    expect(badMessage.body.errors).toEqual([expect.objectContaining({ path: 'messages.0' })]);
+    expect(badMessage.body.errors).toEqual([expect.objectContaining({ path: 'messages[0]' })]);
     const both = await admin()
       .put('/v1/resources/bad')
       .set(bearer(ROOT_KEY))

@@ -20,27 +20,35 @@ function inputSchema(parameters: ToolContract['parameters']): Tool['inputSchema'
 
 /**
  * A tool contract as MCP's `tools/list` entry; `inputSchema` is the contract's `parameters`.
- * Built-ins carry a title and annotations from their hints; HTTP tools get none (the gateway
- * cannot know what an endpoint does, and MCP's defaults assume the worst).
+ * Built-ins carry a title and annotations from their hints; HTTP tools what their tenant
+ * registered (title, annotations, icons, output schema), or nothing (MCP's defaults then
+ * assume the worst).
  */
 export function toMcpTool(tool: ToolContract): Tool {
   const hints = tool.hints;
+  const presentation = tool.presentation;
+  const title = presentation?.title ?? hints?.title;
+  const annotations = presentation?.annotations ?? (hints ? builtinAnnotations(hints) : undefined);
   return {
     name: tool.name,
-    ...(hints ? { title: hints.title } : {}),
+    ...(title === undefined ? {} : { title }),
     description: tool.description,
     inputSchema: inputSchema(tool.parameters),
-    ...(hints
-      ? {
-          annotations: {
-            title: hints.title,
-            readOnlyHint: hints.readOnly,
-            // MCP defines destructiveHint only for tools that are not read-only.
-            ...(hints.readOnly ? {} : { destructiveHint: hints.destructive }),
-            idempotentHint: hints.idempotent,
-            openWorldHint: hints.openWorld,
-          },
-        }
+    ...(presentation?.outputSchema
+      ? { outputSchema: presentation.outputSchema }
       : {}),
+    ...(annotations ? { annotations } : {}),
+    ...(presentation?.icons ? { icons: presentation.icons } : {}),
+  };
+}
+
+function builtinAnnotations(hints: NonNullable<ToolContract['hints']>) {
+  return {
+    title: hints.title,
+    readOnlyHint: hints.readOnly,
+    // MCP defines destructiveHint only for tools that are not read-only.
+    ...(hints.readOnly ? {} : { destructiveHint: hints.destructive }),
+    idempotentHint: hints.idempotent,
+    openWorldHint: hints.openWorld,
   };
 }

@@ -3,6 +3,7 @@ import { ProblemException } from '../platform/http/problem.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { isName } from './tool.limits.js';
 import type { JsonSchemaObject, ToolHints, ToolSpec, ToolsetView } from './tool.types.js';
+import type { ToolPresentation } from './tool-presentation.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
 
 /** A tool contract with where it runs: built in, or at a tenant's HTTP endpoint. */
@@ -11,6 +12,8 @@ export interface ToolContract extends ToolSpec {
   endpoint?: { url: string };
   /** How clients may present a built-in (MCP titles and annotations). */
   hints?: ToolHints;
+  /** How a registered tool presents itself, as its tenant described it. */
+  presentation?: ToolPresentation;
 }
 
 /** A toolset with everything needed to describe or run its tools. */
@@ -28,6 +31,13 @@ export interface ToolsetSummary {
 }
 
 export function registeredContract(name: string, tool: StoredTool): ToolContract {
+  const { title, annotations, icons, outputSchema } = tool;
+  const presentation: ToolPresentation = {
+    ...(title === undefined ? {} : { title }),
+    ...(annotations === undefined ? {} : { annotations }),
+    ...(icons === undefined ? {} : { icons }),
+    ...(outputSchema === undefined ? {} : { outputSchema }),
+  };
   return {
     name,
     description: tool.description,
@@ -35,6 +45,7 @@ export function registeredContract(name: string, tool: StoredTool): ToolContract
     parameters: tool.parameters as JsonSchemaObject,
     builtin: false,
     endpoint: { url: tool.endpoint.url },
+    ...(Object.keys(presentation).length > 0 ? { presentation } : {}),
   };
 }
 

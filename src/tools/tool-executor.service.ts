@@ -15,6 +15,7 @@ import { SchemaValidator } from './schema-validator.js';
 import { isName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import type { ToolReporter } from './tool-stream.js';
+import type { JsonSchemaObject } from './tool.types.js';
 import type { ToolInvocation, ToolOutcome } from './tool.types.js';
 
 export interface ExecuteOptions {
@@ -36,6 +37,10 @@ export interface ExecuteOptions {
   permissions?: readonly string[];
   /** Hears what a tool reports while it runs (progress, log messages), where it can. */
   reporter?: ToolReporter;
+}
+
+function isJsonObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /** How many argument errors the 422's detail lists (all of them are in `errors`). */
@@ -164,10 +169,44 @@ export class ToolExecutor {
     }
     const url = tool.endpoint?.url;
     if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);
-    return this.http.invoke(
+    const answer = await this.http.invoke(
       { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
       object,
       { signal, idempotencyKey, reporter },
     );
+    return this.checkOutput(answer, toolset, tool);
+  }
+
+  /**
+   * A tool with an output schema promises its structured result (`structuredContent` of an MCP
+   * answer, else the answer itself) matches it: one that does not is a tool error naming why.
+   */
+  private checkOutput(
+    answer: ToolResult,
+    toolset: ResolvedToolset,
+    tool: ToolContract,
+  ): ToolResult {
+    const schema = tool.presentation?.outputSchema;
+    if (schema === undefined || answer.isError) return answer;
+    const { result } = answer;
+    const structured =
+      isJsonObject(result) && Array.isArray(result.content) ? result.structuredContent : result;
+    const validate = this.schemas.cached(
+      JSON.stringify(['output', toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
+      schema as JsonSchemaObject,
+      this.compileBudget.account(toolset.tenantId),
+    );
+    const errors = isJsonObject(structured)
+      ? validate(structured)
+      : [{ path: '', message: 'must be a JSON object' }];
+    if (errors.length === 0) return answer;
+    const summary = errors
+      .slice(0, DETAIL_ERRORS)
+      .map(({ path, message }) => (path ? `${path} ${message}` : message))
+      .join('; ');
+    return {
+      result: `tool "${tool.name}" answered a result that does not match its output schema: ${summary}`,
+      isError: true,
+    };
   }
 }

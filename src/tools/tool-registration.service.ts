@@ -8,6 +8,7 @@ import { SchemaValidator } from './schema-validator.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
 import { type ToolContract, registeredContract } from './tool-catalog.service.js';
+import type { ToolPresentation } from './tool-presentation.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
 
 export interface ToolRegistrationRequest {
@@ -17,6 +18,8 @@ export interface ToolRegistrationRequest {
   description: string;
   parameters: { [key: string]: JsonValue };
   endpointUrl: string;
+  /** Title, annotations, icons and output schema, as the tenant gave them. */
+  presentation?: ToolPresentation;
 }
 
 /**
@@ -54,12 +57,27 @@ export class ToolRegistration {
         'parameters is not a usable JSON Schema for tool arguments',
       );
     }
+    const outputSchema = request.presentation?.outputSchema;
+    if (outputSchema !== undefined) {
+      const outputErrors = this.schemas.check(
+        outputSchema,
+        'output_schema',
+        this.compileBudget.account(tenantId),
+      );
+      if (outputErrors.length > 0) {
+        throw new ValidationProblem(
+          outputErrors,
+          'output_schema is not a usable JSON Schema for a result object',
+        );
+      }
+    }
     await this.refuseNewToolsetOverLimit(tenantId, toolset);
 
     const tool: StoredTool = {
       description: request.description,
       parameters: request.parameters,
       endpoint: { url: request.endpointUrl },
+      ...request.presentation,
     };
     // The built-ins count too: a model is offered the whole toolset.
     const room = MAX_TOOLS_PER_TOOLSET - this.builtins.tools(toolset).length;

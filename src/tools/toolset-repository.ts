@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../platform/http/problem.js';
+import { type ToolPresentation, parsePresentation } from './tool-presentation.js';
 import { ToolsetChanges } from './toolset-changes.js';
 import {
   type JsonValue,
@@ -16,8 +17,12 @@ export const TOOLSETS_SCOPE = 'toolsets';
 
 type JsonObject = { [key: string]: JsonValue };
 
-/** A tenant-registered HTTP tool as stored. */
-export type StoredTool = { description: string; parameters: JsonObject; endpoint: { url: string } };
+/** A tenant-registered HTTP tool as stored (with how MCP clients present it, when given). */
+export type StoredTool = {
+  description: string;
+  parameters: JsonObject;
+  endpoint: { url: string };
+} & ToolPresentation;
 export type StoredTools = { [name: string]: StoredTool };
 
 /** One toolset of one tenant; `version` is the state entry's version. */
@@ -47,7 +52,12 @@ function parseTools(value: JsonValue): StoredTools {
       typeof tool.endpoint.url === 'string'
     ) {
       const { description, parameters } = tool;
-      tools[name] = { description, parameters, endpoint: { url: tool.endpoint.url } };
+      tools[name] = {
+        description,
+        parameters,
+        endpoint: { url: tool.endpoint.url },
+        ...parsePresentation(tool),
+      };
     }
   }
   return tools;
@@ -98,7 +108,8 @@ export class ToolsetRepository {
       try {
         const written = await this.state.put(
           key,
-          { tools },
+          // Stored tools are JSON: built from validated request bodies.
+          { tools } as unknown as JsonValue,
           { expectedVersion: current?.version ?? 0 },
         );
         void this.changes.announce({ tenantId, toolset });

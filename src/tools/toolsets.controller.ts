@@ -43,6 +43,12 @@ export class ToolsetsController {
         description: body.description,
         parameters: body.parameters,
         endpointUrl: body.endpoint.url,
+        presentation: {
+          ...(body.title === undefined ? {} : { title: body.title }),
+          ...(body.annotations === undefined ? {} : { annotations: { ...body.annotations } }),
+          ...(body.icons === undefined ? {} : { icons: body.icons.map((icon) => ({ ...icon })) }),
+          ...(body.output_schema === undefined ? {} : { outputSchema: body.output_schema }),
+        },
       },
       principal.keyId,
     );
@@ -61,6 +67,25 @@ export class ToolsetsController {
   }
 }
 
-function toolBody({ name, description, parameters, builtin, endpoint }: ToolContract) {
-  return { name, description, parameters, builtin, ...(endpoint ? { endpoint } : {}) };
+function toolBody({
+  name,
+  description,
+  parameters,
+  builtin,
+  endpoint,
+  presentation,
+}: ToolContract) {
+  return {
+    name,
+    description,
+    parameters,
+    builtin,
+    ...(endpoint ? { endpoint } : {}),
+    ...(presentation?.title === undefined ? {} : { title: presentation.title }),
+    ...(presentation?.annotations === undefined ? {} : { annotations: presentation.annotations }),
+    ...(presentation?.icons === undefined ? {} : { icons: presentation.icons }),
+    ...(presentation?.outputSchema === undefined
+      ? {}
+      : { output_schema: presentation.outputSchema }),
+  };
 }

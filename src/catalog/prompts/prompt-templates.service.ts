@@ -70,7 +70,7 @@ export class PromptTemplates {
         ? []
         : [
             {
-              path: `messages.${i}`,
+              path: `messages[${i}]`,
               message:
                 'must be an MCP prompt message: {role: "user"|"assistant", content: text, image, audio, resource or resource_link}',
             },
@@ -79,7 +79,7 @@ export class PromptTemplates {
     const names = (body.arguments ?? []).map((argument) => argument.name);
     names.forEach((argName, i) => {
       if (names.indexOf(argName) !== i) {
-        errors.push({ path: `arguments.${i}.name`, message: `"${argName}" is declared twice` });
+        errors.push({ path: `arguments[${i}].name`, message: `"${argName}" is declared twice` });
       }
     });
     if (errors.length > 0) throw new ValidationProblem(errors, errors[0].message);

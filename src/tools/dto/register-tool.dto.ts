@@ -1,9 +1,11 @@
 import { IsObject, IsString, IsUrl, MaxLength } from 'class-validator';
 import { TenantId } from '../../platform/http/dto/identifier.js';
-import { Nested } from '../../platform/http/dto/nested.js';
+import { IfPresent } from '../../platform/http/dto/if-present.js';
+import { Nested, NestedArray } from '../../platform/http/dto/nested.js';
 import { RawJson } from '../../platform/http/dto/raw-json.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { MAX_DESCRIPTION, MAX_ENDPOINT_URL } from '../tool.limits.js';
+import { MAX_ICONS, MAX_TITLE, ToolAnnotationsDto, ToolIconDto } from './tool-presentation.dto.js';
 
 export class ToolEndpointDto {
   // No credentials in the URL: fetch refuses them, and they would show in every listing.
@@ -31,4 +33,15 @@ export class RegisterToolDto {
   @IsObject() @RawJson() parameters!: { [key: string]: JsonValue };
 
   @Nested(() => ToolEndpointDto) endpoint!: ToolEndpointDto;
+
+  /** How MCP clients present the tool (MCP `title`, `annotations`, `icons`). */
+  @IfPresent() @IsString() @MaxLength(MAX_TITLE) title?: string;
+  @IfPresent() @Nested(() => ToolAnnotationsDto) annotations?: ToolAnnotationsDto;
+  @IfPresent() @NestedArray(() => ToolIconDto, { max: MAX_ICONS }) icons?: ToolIconDto[];
+
+  /**
+   * The JSON Schema (`type: object`) of the tool's structured result: an object answer is then
+   * MCP `structuredContent`, and one that does not match is a tool error.
+   */
+  @IfPresent() @IsObject() @RawJson() output_schema?: { [key: string]: JsonValue };
 }
