@@ -6,6 +6,7 @@ import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { ToolPathDto } from './dto/tool-path.dto.js';
 import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
+import { upstreamStateBody } from './upstream/upstream-view.js';
 
 /** Toolsets and their contracts: list, describe, register or replace, delete. */
 @Controller('v1/toolsets')
@@ -25,7 +26,19 @@ export class ToolsetsController {
   @RequirePermissions('tools:read')
   async describe(@Param('toolset') toolset: string, @Query() { tenant_id }: TenantQueryDto) {
     const found = await this.catalog.describe(tenant_id, toolset);
-    return { tenant_id, toolset, version: found.version, tools: found.tools.map(toolBody) };
+    return {
+      tenant_id,
+      toolset,
+      version: found.version,
+      tools: found.tools.map(toolBody),
+      // Only toolsets with upstream MCP servers say how each is doing.
+      ...(found.upstreams.length > 0 && {
+        upstreams: found.upstreams.map((upstream) => ({
+          name: upstream.name,
+          ...upstreamStateBody(upstream),
+        })),
+      }),
+    };
   }
 
   @Put(':toolset/tools/:name')
@@ -61,6 +74,13 @@ export class ToolsetsController {
   }
 }
 
-function toolBody({ name, description, parameters, builtin, endpoint }: ToolContract) {
-  return { name, description, parameters, builtin, ...(endpoint ? { endpoint } : {}) };
+function toolBody({ name, description, parameters, builtin, endpoint, upstream }: ToolContract) {
+  return {
+    name,
+    description,
+    parameters,
+    builtin,
+    ...(endpoint ? { endpoint } : {}),
+    ...(upstream ? { upstream: upstream.upstream } : {}),
+  };
 }
