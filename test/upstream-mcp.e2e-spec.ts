@@ -11,12 +11,12 @@ import { type McpEra, connectMcp } from './support/mcp-client.js';
 import { freePort } from './support/net.js';
 import { gatewayForSuite } from './support/suite.js';
 
-const ROOT = 'upstream-root-key';
-const KEY_B = 'upstream-tenant-b-key';
+const ROOT = 'federation-root-key';
+const KEY_B = 'federation-tenant-b-key';
 const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 const TENANT = 'acme';
 /** The credential registered for the upstream: it must never come back or be logged. */
-const SECRET = 'upstream-secret-7f3a9c';
+const SECRET = 'mcp-credential-7f3a9c';
 
 type Body = Record<string, unknown>;
 interface ToolBody {
@@ -175,6 +175,32 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
       }
     },
   );
+
+  it('federates an MCP server of the 2026-07-28 era (the gateway itself)', async () => {
+    await put('nested', 'self', {
+      url: `${gateway.url}/mcp/`,
+      headers: { Authorization: `Bearer ${ROOT}`, 'X-Tenant-Id': TENANT, 'X-Toolset': 'default' },
+    }).expect(200);
+    const res = await describeToolset('nested').expect(200);
+    expect((res.body.tools as ToolBody[]).map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(['self_calculator', 'self_echo']),
+    );
+    const sum = await call('nested', 'self_calculator', { expression: '6*7' }).expect(200);
+    expect(sum.body).toMatchObject({
+      is_error: false,
+      result: { content: [{ type: 'text', text: '42' }] },
+    });
+    const connected = logs
+      .records()
+      .find((line) => line.msg === 'connected to upstream MCP server' && line.upstream === 'self');
+    expect(connected).toMatchObject({ era: 'modern', protocol_version: '2026-07-28' });
+    const legacy = logs
+      .records()
+      .find(
+        (line) => line.msg === 'connected to upstream MCP server' && line.upstream === 'everything',
+      );
+    expect(legacy).toMatchObject({ era: 'legacy' });
+  });
 
   it('runs an agent that calls an upstream tool', async () => {
     const res = await request(gateway.url)

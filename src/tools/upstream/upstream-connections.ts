@@ -160,6 +160,17 @@ export class UpstreamConnections implements OnModuleDestroy {
       );
     };
     await client.connect(transport, { timeout: this.connectTimeoutMs });
+    this.logger.log(
+      {
+        tenant_id: target.tenantId,
+        toolset: target.toolset,
+        upstream: target.name,
+        endpoint: originOf(target.url),
+        era: client.getProtocolEra(),
+        protocol_version: client.getNegotiatedProtocolVersion(),
+      },
+      'connected to upstream MCP server',
+    );
     return client;
   }
 
