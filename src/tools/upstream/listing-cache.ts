@@ -62,8 +62,10 @@ export class ListingCache {
         if (age >= this.options.ttlMs && retry) void this.refresh(key, entry, fetch, describe);
         return entry.listing;
       }
+      // Nothing to serve while the first fetch (or a retry) is under way: wait for it.
+      if (entry.pending) return entry.pending;
       if (age < this.options.failureTtlMs) return entry.listing;
-      return entry.pending ?? this.refresh(key, entry, fetch, describe);
+      return this.refresh(key, entry, fetch, describe);
     }
     const created: Entry = {
       listing: { ok: false, error: 'not listed yet', at: 0 },
