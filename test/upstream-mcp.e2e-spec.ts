@@ -216,6 +216,33 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
     expect(res.body.text).toContain('Echo: from the agent');
   });
 
+  it('runs a graph step on an upstream tool', async () => {
+    await request(gateway.url)
+      .put('/v1/agents/fed-graph')
+      .set(as(ROOT))
+      .send({
+        tenant_id: TENANT,
+        topology: 'pipeline',
+        steps: [
+          {
+            id: 'say',
+            kind: 'tool',
+            tool: 'everything_echo',
+            toolset: 'fed',
+            arguments: { message: '{{input}}' },
+          },
+        ],
+      })
+      .expect(200);
+    const res = await request(gateway.url)
+      .post('/v1/agent/run')
+      .set(as(ROOT))
+      .send({ tenant_id: TENANT, agent: 'fed-graph', prompt: 'graph input' })
+      .expect(200);
+    expect(res.body).toMatchObject({ status: 'completed', tool_calls: 1 });
+    expect(res.body.text).toContain('Echo: graph input');
+  });
+
   it('forwards upstream progress to the caller, and cancels and times out like HTTP tools', async () => {
     const executor = gateway.app.get(ToolExecutor);
     const invocation = (args: Body) => ({

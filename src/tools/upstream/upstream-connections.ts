@@ -13,6 +13,7 @@ import { egressFetch } from './upstream-fetch.js';
 import { originOf, upstreamKey } from './upstream-key.js';
 import {
   MAX_UPSTREAM_CONNECTIONS,
+  MAX_UPSTREAM_LIST_PAGES,
   MAX_UPSTREAM_RESPONSE_BYTES,
   UPSTREAM_IDLE_MS,
 } from './upstream.limits.js';
@@ -130,6 +131,7 @@ export class UpstreamConnections implements OnModuleDestroy {
       { name: PACKAGE.name, version: PACKAGE.version },
       {
         versionNegotiation: { mode: 'auto' },
+        listMaxPages: MAX_UPSTREAM_LIST_PAGES,
         listChanged: {
           tools: {
             onChanged: (error, tools) => {

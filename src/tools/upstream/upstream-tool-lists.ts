@@ -9,6 +9,7 @@ import { originOf, upstreamKey } from './upstream-key.js';
 import {
   MAX_UPSTREAM_LISTING_BYTES,
   MAX_UPSTREAM_LISTINGS,
+  MAX_UPSTREAM_TOOLS_LISTED,
   UPSTREAM_FAILURE_TTL_MS,
 } from './upstream.limits.js';
 import type { UpstreamTool } from './upstream-names.js';
@@ -27,6 +28,10 @@ function upstreamTool(tool: Tool): UpstreamTool {
     inputSchema: tool.inputSchema,
     ...(tool.annotations && { annotations: tool.annotations }),
   };
+}
+
+function kept(tools: Tool[]): UpstreamTool[] {
+  return tools.slice(0, MAX_UPSTREAM_TOOLS_LISTED).map(upstreamTool);
 }
 
 /** Hears that an upstream's tools changed (so the gateway's own MCP clients can be told). */
@@ -60,7 +65,7 @@ export class UpstreamToolLists implements OnModuleDestroy {
       maxBytes: MAX_UPSTREAM_LISTING_BYTES,
     });
     this.unsubscribe = connections.onToolsChanged((target, tools) => {
-      this.cache.replace(upstreamKey(target), tools.map(upstreamTool));
+      this.cache.replace(upstreamKey(target), kept(tools));
       for (const listener of this.listeners) listener(target);
     });
   }
@@ -94,7 +99,7 @@ export class UpstreamToolLists implements OnModuleDestroy {
           cacheMode: 'refresh',
         }),
       );
-      return tools.map(upstreamTool);
+      return kept(tools);
     } catch (error) {
       const failure = classifyUpstreamFailure(error, timeout.aborted, this.timeoutMs);
       if (failure.kind !== 'answered') this.connections.discard(target);

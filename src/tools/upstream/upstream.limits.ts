@@ -40,6 +40,12 @@ export const MAX_UPSTREAM_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const MAX_UPSTREAM_CONNECTIONS = 256;
 /** A connection unused this long is closed (the next call connects again). */
 export const UPSTREAM_IDLE_MS = 5 * 60_000;
+/**
+ * Tools kept of one upstream's list, and the pages read to get them: a toolset offers at most
+ * 128, so a server listing thousands only costs memory.
+ */
+export const MAX_UPSTREAM_TOOLS_LISTED = 1024;
+export const MAX_UPSTREAM_LIST_PAGES = 16;
 /** Upstream listings kept per replica, and their JSON together. */
 export const MAX_UPSTREAM_LISTINGS = 1024;
 export const MAX_UPSTREAM_LISTING_BYTES = 32 * 1024 * 1024;
