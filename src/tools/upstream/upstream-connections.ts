@@ -25,10 +25,17 @@ export type ToolsChangedListener = (target: UpstreamTarget, tools: Tool[]) => vo
 interface Pooled {
   target: UpstreamTarget;
   client: Promise<Client>;
+  /** Set once connecting started: a 2025-era session is ended with DELETE when dropped. */
+  transport?: StreamableHTTPClientTransport;
   users: number;
   lastUsed: number;
   closed: boolean;
 }
+
+/** How long dropping a connection waits for the server to end its session. */
+const SESSION_END_WAIT_MS = 1000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** Waits for `promise`, or rejects with the signal's reason as soon as it aborts. */
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -152,6 +159,7 @@ export class UpstreamConnections implements OnModuleDestroy {
         maxRetries: 3,
       },
     });
+    pooled.transport = transport;
     // The server ended the session or the transport gave up: the next use connects again.
     client.onclose = () => void this.drop(key, pooled);
     client.onerror = (error) => {
@@ -181,7 +189,14 @@ export class UpstreamConnections implements OnModuleDestroy {
     if (pooled.closed) return Promise.resolve();
     pooled.closed = true;
     return pooled.client.then(
-      (client) => client.close().catch(() => undefined),
+      async (client) => {
+        // Politely, and briefly: the server's session would otherwise live until its timeout.
+        if (pooled.transport?.sessionId !== undefined) {
+          const ending = pooled.transport.terminateSession().catch(() => undefined);
+          await Promise.race([ending, sleep(SESSION_END_WAIT_MS)]);
+        }
+        await client.close().catch(() => undefined);
+      },
       () => undefined,
     );
   }
