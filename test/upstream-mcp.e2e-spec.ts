@@ -202,6 +202,30 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
     expect(legacy).toMatchObject({ era: 'legacy' });
   });
 
+  it('lists an upstream again at once when it announces a changed tool list', async () => {
+    // `self` (registered above) is this gateway's toolset `default`; a tool added there is
+    // announced to listening MCP clients, the gateway's own upstream client among them.
+    await request(gateway.url)
+      .put('/v1/toolsets/default/tools/added_later')
+      .set(as(ROOT))
+      .send({
+        tenant_id: TENANT,
+        description: 'Registered after the upstream was listed',
+        parameters: { type: 'object', properties: {} },
+        endpoint: { url: 'http://127.0.0.1:9/never-called' },
+      })
+      .expect(200);
+    const deadline = Date.now() + 5000;
+    let names: string[] = [];
+    while (Date.now() < deadline && !names.includes('self_added_later')) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const res = await describeToolset('nested').expect(200);
+      names = (res.body.tools as ToolBody[]).map((tool) => tool.name);
+    }
+    // Long before SVC_UPSTREAM_TOOLS_TTL_MS (5 minutes) would have refreshed it.
+    expect(names).toContain('self_added_later');
+  });
+
   it('runs an agent that calls an upstream tool', async () => {
     const res = await request(gateway.url)
       .post('/v1/agent/run')
