@@ -1,10 +1,12 @@
 /**
- * MCP host: tools/call req/s through `svc serve` (a child process) in stateless mode and within
- * one session, against the raw node:http baseline answering the same POST, plus the same call
- * through REST for scale; then heap used across BENCH_MCP_CALLS calls in each mode. Standalone:
+ * MCP host: tools/call req/s and CPU per call through `svc serve` (a child process): the
+ * built-in `echo` over 2025 stateless POSTs, within one session, and over the 2026-07-28
+ * revision; an HTTP tool (its endpoint the baseline server) over 2025 stateless and 2026-07-28;
+ * all against the raw node:http baseline answering the same POST, plus the same call through
+ * REST for scale. Then heap used across BENCH_MCP_CALLS calls in each mode. Standalone:
  *   npm run build && node bench/mcp.bench.mjs
  * Settings: BENCH_DURATION (5 s), BENCH_WARMUP (1 s), BENCH_CONNECTIONS (10),
- * BENCH_MCP_CALLS (50000), BENCH_MCP_STEP (10000).
+ * BENCH_MCP_CALLS (100000), BENCH_MCP_STEP (20000).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +16,10 @@ import { measureHttp } from './lib/http-load.mjs';
 import { heapProbe } from './lib/mcp-heap.mjs';
 import { heapGrowth, heapReport, jsonSummary, throughputReport } from './lib/mcp-report.mjs';
 import {
+  HTTP_TOOL,
   baselineRequest,
+  modernRequest,
+  registerHttpTool,
   restRequest,
   sessionRequest,
   statelessRequest,
@@ -35,8 +40,8 @@ const options = {
   seconds: setting('BENCH_DURATION', 5),
   warmupSeconds: setting('BENCH_WARMUP', 1),
   connections: Math.round(setting('BENCH_CONNECTIONS', 10)),
-  heapCalls: Math.round(setting('BENCH_MCP_CALLS', 50_000)),
-  heapStep: Math.round(setting('BENCH_MCP_STEP', 10_000)),
+  heapCalls: Math.round(setting('BENCH_MCP_CALLS', 100_000)),
+  heapStep: Math.round(setting('BENCH_MCP_STEP', 20_000)),
 };
 const load = {
   connections: options.connections,
@@ -69,12 +74,30 @@ let exitCode = 0;
 try {
   const tmpDir = await mkdtemp(join(tmpdir(), 'svc-bench-mcp-'));
   onCleanup(() => rm(tmpDir, { recursive: true, force: true }));
+  // The HTTP tool's endpoint, up for the whole run (the measured baseline is a second one).
+  const toolEndpoint = await startMcpBaseline();
+  onCleanup(() => toolEndpoint.child.stop());
+  const withHttpTool = (request) => async (base) => {
+    await registerHttpTool(base, toolEndpoint.base);
+    return request(base, HTTP_TOOL);
+  };
   const rows = [
     ...(await measureTarget(await startMcpBaseline(), [
       { name: 'baseline', route: 'POST /mcp/ (node:http)', request: baselineRequest },
     ])),
     ...(await measureTarget(await startMcpGateway('stateless', tmpDir), [
-      { name: 'mcp stateless', route: 'POST /mcp/ (JSON answer)', request: statelessRequest },
+      { name: 'mcp stateless', route: 'POST /mcp/ (2025, JSON answer)', request: statelessRequest },
+      { name: 'mcp 2026-07-28', route: 'POST /mcp/ (_meta envelope)', request: modernRequest },
+      {
+        name: 'http tool stateless',
+        route: 'POST /mcp/ (2025) → HTTP tool',
+        request: withHttpTool(statelessRequest),
+      },
+      {
+        name: 'http tool 2026-07-28',
+        route: 'POST /mcp/ (2026) → HTTP tool',
+        request: withHttpTool(modernRequest),
+      },
       { name: 'rest', route: 'POST /v1/tools/default/echo', request: restRequest },
     ])),
     ...(await measureTarget(await startMcpGateway('stateful', tmpDir), [
@@ -88,7 +111,7 @@ try {
   console.log(`\n${throughputReport(rows, options)}\n`);
 
   const heap = {};
-  for (const mode of ['stateless', 'stateful']) {
+  for (const mode of ['stateless', 'stateful', 'modern']) {
     process.stderr.write(`bench: heap over ${options.heapCalls} calls (${mode})...\n`);
     heap[mode] = await heapProbe({
       mode,

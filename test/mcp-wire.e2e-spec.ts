@@ -48,7 +48,7 @@ describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
   });
 
   it('answers an unknown method with -32601 and bad params with -32602', async () => {
-    const unknown = await inSession({ jsonrpc: '2.0', id: 2, method: 'resources/list' }).expect(
+    const unknown = await inSession({ jsonrpc: '2.0', id: 2, method: 'no/such-method' }).expect(
       200,
     );
     expect(rpcMessages(unknown.headers['content-type'], unknown.text)).toEqual([
@@ -90,6 +90,59 @@ describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
     });
     expect(error(await post(INITIALIZE, { Host: 'evil.example' }))).toMatchObject({ status: 403 });
     await post(INITIALIZE, { Origin: 'http://localhost:6274' }).expect(200);
+  });
+
+  it('opens a 2025-11-25 SSE stream with a priming event (id, retry) and resumes it by Last-Event-ID', async () => {
+    const init = await post({
+      ...INITIALIZE,
+      params: { ...INITIALIZE.params, protocolVersion: '2025-11-25' },
+    }).expect(200);
+    const session = {
+      'Mcp-Session-Id': init.headers['mcp-session-id'],
+      'MCP-Protocol-Version': '2025-11-25',
+    };
+    // A progress token makes the answer a stream.
+    const call = await post(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: {
+          name: 'calculator',
+          arguments: { expression: '2+2' },
+          _meta: { progressToken: 'p1' },
+        },
+      },
+      session,
+    ).expect(200);
+    expect(call.headers['content-type']).toMatch(/^text\/event-stream/);
+    const events = call.text.split('\n\n').filter((event) => event.trim() !== '');
+    expect(events[0]).toMatch(/^id: \S+\nretry: 1000\ndata: $/);
+    const ids = events.map((event) => /^id: (\S+)$/m.exec(event)?.[1]);
+    expect(ids.every((id) => id !== undefined)).toBe(true);
+    expect(rpcMessages('text/event-stream', call.text).at(-1)).toMatchObject({
+      id: 7,
+      result: { content: [{ type: 'text', text: '4' }] },
+    });
+    // A client that lost the stream after the priming event gets the rest again.
+    const resumed = await request(gateway.url)
+      .get('/mcp/')
+      .set({ ...mcpHeaders(), ...bearer(ROOT_KEY), ...session, 'Last-Event-ID': ids[0]! })
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          // Replayed up to the answer: enough for this test.
+          if (text.includes('"id":7')) (res as unknown as { destroy(): void }).destroy();
+        });
+        res.on('close', () => done(null, text));
+        res.on('end', () => done(null, text));
+      });
+    expect(rpcMessages('text/event-stream', String(resumed.body)).at(-1)).toMatchObject({
+      id: 7,
+      result: { content: [{ type: 'text', text: '4' }] },
+    });
   });
 
   it('needs a key (401 with WWW-Authenticate) except for GET /mcp/health', async () => {

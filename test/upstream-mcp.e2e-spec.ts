@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { ToolExecutor } from '../src/tools/tool-executor.service.js';
-import type { ToolProgress } from '../src/tools/upstream/upstream-invoker.js';
+import type { ToolProgress } from '../src/tools/tool-stream.js';
 import { BACKENDS } from './support/backends.js';
 import { type EverythingServer, startEverythingServer } from './support/everything-server.js';
 import { LogCapture } from './support/gateway.js';
@@ -170,6 +170,16 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
           arguments: { resourceType: 'Text', resourceId: 0 },
         });
         expect(failed.isError).toBe(true);
+        // The upstream's progress reaches the client between the host's start and end.
+        const seen: number[] = [];
+        await mcp.client.callTool(
+          {
+            name: 'everything_trigger-long-running-operation',
+            arguments: { duration: 0.6, steps: 3 },
+          },
+          { onprogress: ({ progress }) => seen.push(progress) },
+        );
+        expect(seen.length).toBeGreaterThanOrEqual(4);
       } finally {
         await mcp.close();
       }
@@ -277,7 +287,7 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
     });
     const progress: ToolProgress[] = [];
     const outcome = await executor.execute(invocation({ duration: 0.6, steps: 3 }), {
-      onProgress: (report) => progress.push(report),
+      reporter: { onProgress: (report) => progress.push(report) },
     });
     expect(outcome.isError).toBe(false);
     expect(progress.map((report) => report.progress)).toEqual([1, 2, 3]);

@@ -45,6 +45,8 @@ function answerBody(req, res) {
 
 createServer((req, res) => {
   if (req.url === '/readyz') return json(res, 200, { status: 'ready' });
+  // The stand-in for a tenant's HTTP tool: tools are not sent the gateway's key.
+  if (req.url === '/tool' && req.method === 'POST') return answerBody(req, res);
   if (req.headers.authorization !== expected) return json(res, 401, { error: 'unauthorized' });
   if (req.method === 'POST') return answerBody(req, res);
   return json(res, 200, { name: 'baseline', method: req.method, path: req.url, ok: true });

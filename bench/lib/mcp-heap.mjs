@@ -11,7 +11,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { createGatewayApp } from '../../dist/src/app/create-app.js';
 import { loadConfig } from '../../dist/src/platform/config/load-config.js';
-import { sessionRequest, statelessRequest } from './mcp-requests.mjs';
+import { modernRequest, sessionRequest, statelessRequest } from './mcp-requests.mjs';
 import { expectToolResult, openSession } from './mcp-session.mjs';
 import { gatewayEnv } from './mcp-targets.mjs';
 
@@ -45,16 +45,22 @@ function drive(request, amount, connections) {
   });
 }
 
-/** [{ calls, heapMb }] at 0, step, 2·step, … `calls` tool calls in SVC_MCP_MODE=`mode`. */
+/** [{ calls, heapMb }] at 0, step, 2·step, … `calls` tool calls: `stateless`, `stateful` or `modern` (2026-07-28). */
 export async function heapProbe({ mode, calls, step, connections, tmpDir }) {
   const gc = collector();
-  const config = loadConfig({ ...gatewayEnv(mode, tmpDir), SVC_LOG_LEVEL: 'silent' });
+  // 2026-07-28 is stateless whatever SVC_MCP_MODE says; run it on a stateless gateway.
+  const serverMode = mode === 'modern' ? 'stateless' : mode;
+  const config = loadConfig({ ...gatewayEnv(serverMode, tmpDir), SVC_LOG_LEVEL: 'silent' });
   const app = await createGatewayApp(config);
   await app.listen(0, '127.0.0.1');
   try {
     const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
     const request =
-      mode === 'stateless' ? statelessRequest(base) : sessionRequest(base, await openSession(base));
+      mode === 'modern'
+        ? modernRequest(base)
+        : mode === 'stateless'
+          ? statelessRequest(base)
+          : sessionRequest(base, await openSession(base));
     await expectToolResult(`heap (${mode})`, request);
     const samples = [{ calls: 0, heapMb: await heapUsedMb(gc) }];
     for (let done = step; done <= calls; done += step) {

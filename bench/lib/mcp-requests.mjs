@@ -18,13 +18,65 @@ export const MCP_HEADERS = {
   'x-tenant-id': TENANT,
 };
 
-export function toolCall(id) {
+export function toolCall(id, tool = 'echo') {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: 'echo', arguments: { text: 'hi' } },
+    params: { name: tool, arguments: { text: 'hi' } },
   });
+}
+
+/** The 2026-07-28 revision: no session, the version and client in each request's `_meta`. */
+export const MODERN_VERSION = '2026-07-28';
+
+function modernToolCall(tool) {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: tool,
+      arguments: { text: 'hi' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+        'io.modelcontextprotocol/clientInfo': { name: 'svc-bench', version: '1.0.0' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  });
+}
+
+/** A 2026-07-28 tools/call: stands alone like a stateless one, any replica could answer it. */
+export function modernRequest(base, tool = 'echo') {
+  return {
+    url: `${base}/mcp/`,
+    method: 'POST',
+    headers: {
+      ...MCP_HEADERS,
+      'mcp-protocol-version': MODERN_VERSION,
+      'mcp-method': 'tools/call',
+      'mcp-name': tool,
+    },
+    body: modernToolCall(tool),
+  };
+}
+
+/** The HTTP tool the bench registers: its endpoint is the baseline server's `/tool`. */
+export const HTTP_TOOL = 'http_echo';
+
+export async function registerHttpTool(base, endpointBase) {
+  const response = await fetch(`${base}/v1/toolsets/default/tools/${HTTP_TOOL}`, {
+    method: 'PUT',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      tenant_id: TENANT,
+      description: 'echoes through the baseline server',
+      parameters: { type: 'object', properties: { text: { type: 'string' } } },
+      endpoint: { url: `${endpointBase}/tool` },
+    }),
+  });
+  if (!response.ok) throw new Error(`registering ${HTTP_TOOL} answered ${response.status}`);
 }
 
 export const INITIALIZE = JSON.stringify({
@@ -39,8 +91,8 @@ export const INITIALIZE = JSON.stringify({
 });
 
 /** Stateless: the same POST every time (each one stands alone). */
-export function statelessRequest(base) {
-  return { url: `${base}/mcp/`, method: 'POST', headers: MCP_HEADERS, body: toolCall(1) };
+export function statelessRequest(base, tool = 'echo') {
+  return { url: `${base}/mcp/`, method: 'POST', headers: MCP_HEADERS, body: toolCall(1, tool) };
 }
 
 /**

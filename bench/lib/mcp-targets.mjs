@@ -16,6 +16,8 @@ export function gatewayEnv(mode, tmpDir) {
     SVC_BOARD_DB: join(tmpDir, `mcp-${mode}-board.sqlite`),
     SVC_SHUTDOWN_TIMEOUT_MS: '2000',
     SVC_MCP_MODE: mode,
+    // The HTTP tool's endpoint is the baseline server on loopback.
+    SVC_TOOL_ALLOWED_HOSTS: '127.0.0.1',
   };
 }
 

@@ -1,4 +1,10 @@
-import { type JSONRPCMessage, isJSONRPCRequest, isSpecType } from '@modelcontextprotocol/server';
+import {
+  type JSONRPCMessage,
+  type RequestId,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isSpecType,
+} from '@modelcontextprotocol/server';
 import { type JsonRpcFailure, JsonRpcCode, failure } from './json-rpc-error.js';
 
 /** The SDK's own limit on a JSON-RPC batch. */
@@ -14,6 +20,14 @@ export interface IncomingMessages {
   wantsProgress: boolean;
   /** The body is a JSON-RPC batch (an array), which revisions from 2025-06-18 on removed. */
   batch: boolean;
+  /** The requests the body's `notifications/cancelled` name. */
+  cancelled: RequestId[];
+}
+
+function cancelledId(message: JSONRPCMessage): RequestId | undefined {
+  if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return;
+  const id = message.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function hasProgressToken(message: JSONRPCMessage): boolean {
@@ -67,6 +81,7 @@ export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure 
     initialize,
     wantsProgress: messages.some(hasProgressToken),
     batch: Array.isArray(body),
+    cancelled: messages.map(cancelledId).filter((id) => id !== undefined),
   };
 }
 

@@ -10,6 +10,7 @@ import { LegacyTransports, type McpHttpRequest } from './legacy/legacy-transport
 import { ModernEndpoint } from './modern/modern-endpoint.js';
 import { OriginPolicy } from './origin.policy.js';
 import { readBody } from './request-body.js';
+import { StatelessCancellations } from './stateless-cancellations.js';
 import { resolveContext, toAuthInfo } from './tenant-context.js';
 
 type McpRequest = Request & AuthenticatedRequest;
@@ -56,6 +57,7 @@ export class McpHttpHost {
     config: ConfigService<GatewayConfig, true>,
     private readonly transports: LegacyTransports,
     private readonly modern: ModernEndpoint,
+    private readonly cancellations: StatelessCancellations,
   ) {
     const server = config.get('server', { infer: true });
     this.policy = new OriginPolicy(config.get('mcp', { infer: true }), server.host);
@@ -74,6 +76,10 @@ export class McpHttpHost {
     if (typeof context === 'string') return sendJsonRpcError(res, transportError(400, context));
     const batchRefusal = this.batchRefusal(req, incoming);
     if (batchRefusal) return sendJsonRpcError(res, batchRefusal);
+    if (header(req, 'mcp-session-id') === undefined) {
+      const owner = { keyId: context.actor, tenantId: context.tenantId };
+      for (const id of incoming.cancelled) await this.cancellations.cancel(owner, id);
+    }
     const mcpRequest: McpHttpRequest = req;
     mcpRequest.auth = toAuthInfo(context);
     if (!(await isLegacyRequest(probeOf(req), incoming.body))) {

@@ -3,13 +3,18 @@ import type {
   CallToolRequest,
   CallToolResult,
   ListToolsResult,
+  LoggingLevel,
   ProgressToken,
   ServerContext,
 } from '@modelcontextprotocol/server';
+import type { ToolLogEntry, ToolProgress, ToolReporter } from '../tools/tool-stream.js';
+import type { ClientLogLevel } from './features/client-log-level.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
-import { invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
+import { JsonRpcCode } from './json-rpc-error.js';
+import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
+import { StatelessCancellations } from './stateless-cancellations.js';
 import { contextOf } from './tenant-context.js';
 import { toMcpTool } from './tool-listing.js';
 import { toCallToolResult, toolErrorResult } from './tool-result.js';
@@ -27,6 +32,7 @@ export class McpToolsHandler {
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly executor: ToolExecutor,
+    private readonly cancellations: StatelessCancellations,
   ) {}
 
   async list(ctx: ServerContext): Promise<ListToolsResult> {
@@ -40,42 +46,115 @@ export class McpToolsHandler {
     }
   }
 
-  async call(request: CallToolRequest, ctx: ServerContext): Promise<CallToolResult> {
+  async call(
+    request: CallToolRequest,
+    ctx: ServerContext,
+    logLevel?: ClientLogLevel,
+  ): Promise<CallToolResult> {
     const { name, arguments: args, _meta: meta } = request.params;
     const { tenantId, toolset, actor, permissions } = contextOf(ctx.http?.authInfo);
-    const progress = progressReporter(ctx, meta?.progressToken);
-    await progress(0, `calling ${name}`);
+    const progress = new ProgressRelay(ctx, meta?.progressToken);
+    // Without a session the client's cancellation arrives as a POST of its own, anywhere.
+    const tracked =
+      ctx.sessionId === undefined
+        ? this.cancellations.track({ keyId: actor, tenantId }, ctx.mcpReq.id, ctx.mcpReq.signal)
+        : undefined;
+    const log = clientLog(ctx, logLevel, name);
+    const started = Date.now();
+    await progress.started(`calling ${name}`);
+    await log('debug', `calling ${name} in toolset ${toolset}`);
+    const reporter: ToolReporter = {
+      onProgress: (reported) => void progress.reported(reported),
+      onLog: (entry) => void toolLog(ctx, logLevel, name, entry),
+    };
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
         { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
-        { signal: ctx.mcpReq.signal, actor, permissions },
+        { signal: tracked?.signal ?? ctx.mcpReq.signal, actor, permissions, reporter },
       );
-      await progress(1, `${name} finished`);
+      await progress.finished(`${name} finished`);
+      await log(
+        outcome.isError ? 'warning' : 'info',
+        `${name} ${outcome.isError ? 'answered with an error' : 'finished'} in ${Date.now() - started} ms`,
+      );
       return toCallToolResult(outcome.result, outcome.isError);
     } catch (error) {
-      if (isToolFailure(error)) return toolErrorResult(error.message);
+      if (tracked?.signal.aborted && !ctx.mcpReq.signal.aborted) {
+        // An HTTP exchange needs an answer; the client that cancelled ignores it.
+        throw new RpcError(JsonRpcCode.Transport, 'Request cancelled: the client cancelled it');
+      }
+      if (isToolFailure(error)) {
+        await log('error', `${name} failed: ${error.message}`);
+        return toolErrorResult(error.message);
+      }
       const invalid = invalidArgumentsText(error);
       if (invalid !== null) return toolErrorResult(invalid);
       throw toRpcError(error, this.logger);
+    } finally {
+      tracked?.release();
     }
   }
 }
 
+/** Sends `notifications/message` about the call, at levels the client asked to hear. */
+function clientLog(ctx: ServerContext, level: ClientLogLevel | undefined, tool: string) {
+  return async (severity: LoggingLevel, message: string): Promise<void> => {
+    if (!level?.wants(ctx, severity)) return;
+    await ctx.mcpReq.log(severity, { tool, message }, 'svc-gateway.tools').catch(() => undefined);
+  };
+}
+
+/** Relays a log message the tool itself sent, when the client asked for that level. */
+async function toolLog(
+  ctx: ServerContext,
+  level: ClientLogLevel | undefined,
+  tool: string,
+  entry: ToolLogEntry,
+): Promise<void> {
+  if (!level?.wants(ctx, entry.level)) return;
+  await ctx.mcpReq.log(entry.level, entry.data, `tool:${tool}`).catch(() => undefined);
+}
+
 /**
- * Sends `notifications/progress` for the request when the client gave a progress token. Best
- * effort: a client that went away is noticed by the call's abort signal, not here.
+ * Sends `notifications/progress` for the request when the client gave a progress token: 0 when
+ * the call starts, then what the tool reports (a streaming HTTP tool), or 1 of 1 at the end
+ * for a tool that reported nothing. Values only ever increase, as the spec requires: a report
+ * that would go back is dropped. Best effort: a client that went away is noticed by the
+ * call's abort signal, not here.
  */
-function progressReporter(ctx: ServerContext, token: ProgressToken | undefined) {
-  return async (progress: number, message: string): Promise<void> => {
-    if (token === undefined) return;
+class ProgressRelay {
+  private last = -Infinity;
+  private toolReported = false;
+
+  constructor(
+    private readonly ctx: ServerContext,
+    private readonly token: ProgressToken | undefined,
+  ) {}
+
+  started(message: string): Promise<void> {
+    return this.send({ progress: 0, message });
+  }
+
+  reported(progress: ToolProgress): Promise<void> {
+    this.toolReported = true;
+    return this.send(progress);
+  }
+
+  finished(message: string): Promise<void> {
+    return this.toolReported ? Promise.resolve() : this.send({ progress: 1, total: 1, message });
+  }
+
+  private async send(progress: ToolProgress): Promise<void> {
+    if (this.token === undefined || progress.progress <= this.last) return;
+    this.last = progress.progress;
     try {
-      await ctx.mcpReq.notify({
+      await this.ctx.mcpReq.notify({
         method: 'notifications/progress',
-        params: { progressToken: token, progress, total: 1, message },
+        params: { progressToken: this.token, ...progress },
       });
     } catch {
       // The response itself will report a broken stream.
     }
-  };
+  }
 }

@@ -1,16 +1,24 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
+import { BoardModule } from '../board/board.module.js';
+import { CatalogChanges } from '../catalog/catalog-changes.js';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { StateModule } from '../platform/state/state.module.js';
+import { RunsModule } from '../runs/runs.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
 import { McpHttpHost } from './mcp-http.host.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpToolsHandler } from './mcp-tools.handler.js';
+import { BuiltInResources } from './features/built-in-resources.js';
+import { McpCatalogHandler } from './features/mcp-catalog.handler.js';
 import { LegacyTransports } from './legacy/legacy-transports.js';
 import { StatefulTransports } from './legacy/stateful.transports.js';
 import { StatelessTransports } from './legacy/stateless.transports.js';
 import { ModernEndpoint } from './modern/modern-endpoint.js';
+import { StatelessCancellations } from './stateless-cancellations.js';
 import { ToolsetChanges } from '../tools/toolset-changes.js';
 
 /**
@@ -19,18 +27,24 @@ import { ToolsetChanges } from '../tools/toolset-changes.js';
  * (modern/) and 2025-11-25 back to 2024-11-05 with sessions or without (legacy/), per request. Mountable at any path; the gateway mounts it at `/mcp`. Its
  * routes must not pass through a JSON body parser (see `mcpRoutes`).
  */
+/** How long a client whose legacy SSE stream ended waits before it reconnects. */
+const SSE_RETRY_MS = 1000;
+
 @Module({})
 export class McpModule {
   static forRoot(options: McpModuleOptions): DynamicModule {
     const path = normalizeMountPath(options.path);
     return {
       module: McpModule,
-      imports: [ToolsModule],
+      imports: [ToolsModule, StateModule, CatalogModule, BoardModule, RunsModule],
       controllers: [mcpController(path)],
       providers: [
         { provide: MCP_MODULE_OPTIONS, useValue: { ...options, path } },
         McpToolsHandler,
+        McpCatalogHandler,
+        BuiltInResources,
         McpServerFactory,
+        StatelessCancellations,
         {
           provide: LegacyTransports,
           inject: [ConfigService, McpServerFactory],
@@ -41,23 +55,32 @@ export class McpModule {
             const keyQuota = authDisabled(config.get('auth', { infer: true }))
               ? Infinity
               : mcp.maxSessionsPerKey;
+            const streams = {
+              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+              retryMs: SSE_RETRY_MS,
+            };
             return mcp.mode === 'stateless'
-              ? new StatelessTransports(servers)
-              : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota });
+              ? new StatelessTransports(servers, streams)
+              : new StatefulTransports(servers, { ...mcp, maxSessionsPerKey: keyQuota }, streams);
           },
         },
         {
           provide: ModernEndpoint,
-          inject: [ConfigService, McpServerFactory, ToolsetChanges],
+          inject: [ConfigService, McpServerFactory, ToolsetChanges, CatalogChanges],
           useFactory: (
             config: ConfigService<GatewayConfig, true>,
             servers: McpServerFactory,
-            changes: ToolsetChanges,
+            toolsets: ToolsetChanges,
+            catalog: CatalogChanges,
           ) =>
-            new ModernEndpoint(servers, changes, {
-              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
-              maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
-            }),
+            new ModernEndpoint(
+              servers,
+              { toolsets, catalog },
+              {
+                keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+                maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
+              },
+            ),
         },
         McpHttpHost,
       ],

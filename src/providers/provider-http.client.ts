@@ -13,7 +13,7 @@ import {
   quoteUpstream,
 } from './provider-errors.js';
 import { MAX_ATTEMPTS, isRetryableStatus, parseRetryAfter, retryDelay } from './provider-retry.js';
-import { SseDataReader } from './sse-lines.js';
+import { SseDataReader } from '../platform/http/sse-data-reader.js';
 
 /** What a streamed call accepts: events, or JSON from an endpoint that does not stream. */
 const STREAM_ACCEPT = 'text/event-stream, application/json';

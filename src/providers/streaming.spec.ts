@@ -3,7 +3,7 @@ import type { ChatDelta, ChatRequest } from './chat.types.js';
 import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';
 import { OpenAiProvider } from './openai.provider.js';
-import { SseDataReader } from './sse-lines.js';
+import { SseDataReader } from '../platform/http/sse-data-reader.js';
 import { json, MockModelServer, sse } from './testing/mock-model-server.js';
 import { providerConfig } from './testing/provider-config.js';
 

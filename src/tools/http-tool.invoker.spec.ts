@@ -30,6 +30,15 @@ function startServer(): Promise<{ server: Server; url: string }> {
       res.writeHead(302, { location: '/ok' });
       return res.end();
     }
+    if (req.url === '/events' || req.url === '/events-no-result') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': a comment is ignored\n\n');
+      res.write('data: {"progress": 1, "total": 2, "message": "half"}\n\n');
+      res.write('data: {"log": {"level": "info", "data": {"step": 1}}}\n\n');
+      res.write('data: {"log": {"level": "shout", "data": "not a level"}}\n\n');
+      if (req.url === '/events') res.write('data: {"result": {"done": true}}\n\n');
+      return res.end();
+    }
     if (req.url === '/fail') return res.writeHead(500).end('{"error":"secret internals"}');
     if (req.url === '/not-json') return res.end('hello');
     if (req.url === '/headers') return res.end(JSON.stringify(req.headers));
@@ -101,6 +110,26 @@ describe('HttpToolInvoker', () => {
     });
     await expect(invoker.invoke(target('/ok'), { is_error: true })).resolves.toMatchObject({
       isError: true,
+    });
+  });
+
+  it('reads a streamed answer: progress and log events to the reporter, the result event as the answer', async () => {
+    const progress: unknown[] = [];
+    const logs: unknown[] = [];
+    const reporter = {
+      onProgress: (p: unknown) => progress.push(p),
+      onLog: (l: unknown) => logs.push(l),
+    };
+    await expect(invoker.invoke(target('/events'), {}, { reporter })).resolves.toEqual({
+      result: { done: true },
+      isError: false,
+    });
+    expect(progress).toEqual([{ progress: 1, total: 2, message: 'half' }]);
+    expect(logs).toEqual([{ level: 'info', data: { step: 1 } }]);
+    // A stream that never says its result is an unusable answer, like a body that is not JSON.
+    expect(await problemOf(invoker.invoke(target('/events-no-result'), {}))).toMatchObject({
+      status: 502,
+      slug: 'tool-failed',
     });
   });
 

@@ -7,11 +7,13 @@ import { EgressRefusedError } from '../platform/http/egress-agent.js';
 import { idempotencyHeaders } from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
 import { ProblemException } from '../platform/http/problem.js';
+import { SseDataReader } from '../platform/http/sse-data-reader.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOL_RESPONSE_BYTES } from './tool.limits.js';
+import { type ToolReporter, parseToolStreamEvent } from './tool-stream.js';
 
 export interface HttpToolTarget {
   tenantId: string;
@@ -26,6 +28,8 @@ export interface HttpToolCall {
   signal?: AbortSignal;
   /** Sent as `Idempotency-Key` (see idempotencyHeaderValue); no header when unset. */
   idempotencyKey?: string;
+  /** Hears the progress and log messages of an endpoint that streams its answer. */
+  reporter?: ToolReporter;
 }
 
 /**
@@ -103,7 +107,7 @@ export class HttpToolInvoker {
   async invoke(
     target: HttpToolTarget,
     args: JsonValue,
-    { signal, idempotencyKey }: HttpToolCall = {},
+    { signal, idempotencyKey, reporter }: HttpToolCall = {},
   ): Promise<ToolResult> {
     // Checked again at call time: the allow-list may have narrowed since registration.
     const refusal = this.endpoints.refusal(target.url);
@@ -116,6 +120,7 @@ export class HttpToolInvoker {
         args,
         idempotencyKey,
         signal ? AbortSignal.any([timeout, signal]) : timeout,
+        reporter,
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -147,13 +152,14 @@ export class HttpToolInvoker {
     args: JsonValue,
     idempotencyKey: string | undefined,
     signal: AbortSignal,
+    reporter: ToolReporter | undefined,
   ): Promise<ToolResult> {
     const response = await request(target.url, {
       dispatcher: this.egress.dispatcher,
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        accept: 'application/json',
+        accept: 'application/json, text/event-stream',
         'user-agent': GATEWAY_USER_AGENT,
         'x-tenant-id': target.tenantId,
         'x-toolset': target.toolset,
@@ -168,13 +174,55 @@ export class HttpToolInvoker {
       discardBody(response.body);
       throw new UnusableAnswer(`answered HTTP ${response.statusCode}`);
     }
-    const result = parseResult(decodeUtf8(await this.readBody(response)));
+    const streamed = String(response.headers['content-type'] ?? '').startsWith('text/event-stream');
+    const result = streamed
+      ? await this.readStream(response, reporter)
+      : parseResult(decodeUtf8(await this.readBody(response)));
     const isError =
       result !== null &&
       typeof result === 'object' &&
       !Array.isArray(result) &&
       result.is_error === true;
     return { result, isError };
+  }
+
+  /**
+   * A streamed answer (see tool-stream.ts): progress and log events go to the reporter as they
+   * come, the `result` event is the answer. Bounded like a JSON body, in total.
+   */
+  private async readStream(
+    response: Dispatcher.ResponseData,
+    reporter: ToolReporter | undefined,
+  ): Promise<JsonValue> {
+    const reader = new SseDataReader();
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    let received = 0;
+    let result: { value: JsonValue } | undefined;
+    const handle = (payloads: string[]) => {
+      for (const payload of payloads) {
+        const event = parseToolStreamEvent(payload);
+        if (event?.kind === 'result') result = { value: event.result };
+        else if (event?.kind === 'progress') reporter?.onProgress?.(event.progress);
+        else if (event?.kind === 'log') reporter?.onLog?.(event.entry);
+      }
+    };
+    try {
+      for await (const chunk of response.body) {
+        const bytes = chunk as Buffer;
+        received += bytes.length;
+        if (received > MAX_TOOL_RESPONSE_BYTES) {
+          throw new UnusableAnswer(`answered more than ${MAX_TOOL_RESPONSE_BYTES} bytes`);
+        }
+        handle(reader.push(decoder.decode(bytes, { stream: true })));
+      }
+      handle(reader.push(decoder.decode()));
+    } catch (error) {
+      if (error instanceof TypeError) throw new UnusableAnswer('answered a body that is not UTF-8');
+      throw error;
+    }
+    handle(reader.end());
+    if (!result) throw new UnusableAnswer('ended its event stream without a result');
+    return result.value;
   }
 
   private async readBody(response: Dispatcher.ResponseData): Promise<Buffer> {

@@ -14,8 +14,9 @@ import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { isName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
+import type { ToolReporter } from './tool-stream.js';
 import type { ToolInvocation, ToolOutcome } from './tool.types.js';
-import { type ToolProgress, UpstreamInvoker } from './upstream/upstream-invoker.js';
+import { UpstreamInvoker } from './upstream/upstream-invoker.js';
 
 export interface ExecuteOptions {
   /** Cancels an HTTP tool call; the promise then rejects with the signal's reason. */
@@ -34,11 +35,8 @@ export interface ExecuteOptions {
    * model acts for nobody's key, so a built-in that needs a permission of its own refuses.
    */
   permissions?: readonly string[];
-  /**
-   * Hears how far a long call got, when the tool says (upstream MCP tools forward their
-   * server's `notifications/progress`). Never called after the promise settles.
-   */
-  onProgress?: (progress: ToolProgress) => void;
+  /** Hears what a tool reports while it runs (progress, log messages), where it can. */
+  reporter?: ToolReporter;
 }
 
 /**
@@ -156,7 +154,7 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    { signal, actor, permissions, idempotencyKey, onProgress }: ExecuteOptions,
+    { signal, actor, permissions, idempotencyKey, reporter }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
@@ -198,7 +196,7 @@ export class ToolExecutor {
       return this.upstreams.invoke(target, upstreamName, object, {
         signal,
         idempotencyKey,
-        onProgress,
+        reporter,
       });
     }
     const url = tool.endpoint?.url;
@@ -206,7 +204,7 @@ export class ToolExecutor {
     return this.http.invoke(
       { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
       object,
-      { signal, idempotencyKey },
+      { signal, idempotencyKey, reporter },
     );
   }
 }

@@ -8,6 +8,8 @@ export interface GatedEndpoint {
   arrived(): Promise<void>;
   /** Answers every waiting call with `{released: true}`. */
   release(): void;
+  /** Resolves when the next waiting call's connection closes before its release (the caller gave up). */
+  abandoned(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -15,11 +17,18 @@ export interface GatedEndpoint {
 export async function startGatedEndpoint(): Promise<GatedEndpoint> {
   const waiting: ServerResponse[] = [];
   let onArrival: (() => void) | undefined;
+  let onAbandon: (() => void) | undefined;
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       waiting.push(res);
       onArrival?.();
+    });
+    res.on('close', () => {
+      if (res.writableEnded) return;
+      const index = waiting.indexOf(res);
+      if (index >= 0) waiting.splice(index, 1);
+      onAbandon?.();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -38,6 +47,10 @@ export async function startGatedEndpoint(): Promise<GatedEndpoint> {
         res.end(JSON.stringify({ released: true }));
       }
     },
+    abandoned: () =>
+      new Promise<void>((resolve) => {
+        onAbandon = resolve;
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -15,7 +15,7 @@ export interface McpToolsClient {
   listTools(): Promise<{ tools: Tool[] }>;
   callTool(
     params: { name: string; arguments?: Record<string, unknown> },
-    options?: { onprogress?: (progress: { progress: number }) => void },
+    options?: { onprogress?: (progress: { progress: number }) => void; signal?: AbortSignal },
   ): Promise<CallToolResult>;
   getServerVersion(): Implementation | undefined;
   getServerCapabilities(): Record<string, unknown> | undefined;
@@ -28,6 +28,8 @@ export interface McpConnection {
   transport: StreamableHTTPClientTransport;
   /** The v2 client itself (modern era only). */
   modern?: ModernClient;
+  /** The v1 client itself (legacy era only). */
+  legacy?: Client;
   close(): Promise<void>;
 }
 
@@ -85,7 +87,13 @@ export async function connectMcp(
     getServerVersion: () => client.getServerVersion(),
     getServerCapabilities: () => client.getServerCapabilities(),
   };
-  return { era, client: tools, transport: legacyTransport, close: () => client.close() };
+  return {
+    era,
+    client: tools,
+    transport: legacyTransport,
+    legacy: client,
+    close: () => client.close(),
+  };
 }
 
 /** Headers of a raw MCP POST (supertest), after `initialize` when a session id is given. */
@@ -112,10 +120,13 @@ export const INITIALIZE = {
 /** The JSON-RPC messages of a response that may be JSON or an SSE stream (`data:` lines). */
 export function rpcMessages(contentType: string | undefined, text: string): unknown[] {
   if (contentType?.startsWith('text/event-stream')) {
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)) as unknown);
+    return (
+      text
+        .split('\n')
+        // A priming event's data is empty (SEP-1699).
+        .filter((line) => line.startsWith('data: ') && line.length > 6)
+        .map((line) => JSON.parse(line.slice(6)) as unknown)
+    );
   }
   const parsed = JSON.parse(text) as unknown;
   return Array.isArray(parsed) ? parsed : [parsed];

@@ -6,6 +6,12 @@ import type { SessionOwner } from './session-registry.js';
 /** A request as the SDK transport reads it: `auth` becomes the handlers' `extra.authInfo`. */
 export type McpHttpRequest = IncomingMessage & { auth?: AuthInfo };
 
+/** How SSE streams behave: comment keepalives, and the `retry` delay of priming events. */
+export interface LegacyStreamOptions {
+  keepAliveMs: number;
+  retryMs: number;
+}
+
 /**
  * How MCP requests meet the SDK's Streamable HTTP transport, chosen by SVC_MCP_MODE:
  * `stateful` keeps a Server and transport per session, `stateless` serves each POST alone.

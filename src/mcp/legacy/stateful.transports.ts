@@ -5,7 +5,12 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { IncomingMessages } from '../incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
 import type { McpServerFactory } from '../mcp-server.factory.js';
-import { type McpHttpRequest, LegacyTransports } from './legacy-transports.js';
+import {
+  type LegacyStreamOptions,
+  type McpHttpRequest,
+  LegacyTransports,
+} from './legacy-transports.js';
+import { SessionEventStore } from './session-event.store.js';
 import {
   type NoRoom,
   type RegisteredSession,
@@ -42,6 +47,7 @@ export class StatefulTransports
   constructor(
     private readonly servers: McpServerFactory,
     limits: SessionLimits,
+    private readonly streams: LegacyStreamOptions,
   ) {
     super();
     this.sessions = new SessionRegistry(limits);
@@ -112,7 +118,12 @@ export class StatefulTransports
       });
     }
     const id = randomUUID();
-    const transport = new NodeStreamableHTTPServerTransport({ sessionIdGenerator: () => id });
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      eventStore: new SessionEventStore(),
+      retryInterval: this.streams.retryMs,
+      keepAliveMs: this.streams.keepAliveMs,
+    });
     const session: Session = {
       id,
       tenantId: owner.tenantId,

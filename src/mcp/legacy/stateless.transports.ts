@@ -4,7 +4,11 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { IncomingMessages } from '../incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
 import type { McpServerFactory } from '../mcp-server.factory.js';
-import { type McpHttpRequest, LegacyTransports } from './legacy-transports.js';
+import {
+  type LegacyStreamOptions,
+  type McpHttpRequest,
+  LegacyTransports,
+} from './legacy-transports.js';
 
 /** Idle Servers kept for reuse; more than this in flight at once are built and dropped. */
 const MAX_IDLE_SERVERS = 64;
@@ -19,7 +23,10 @@ const MAX_IDLE_SERVERS = 64;
 export class StatelessTransports extends LegacyTransports {
   private readonly idle: Server[] = [];
 
-  constructor(private readonly servers: McpServerFactory) {
+  constructor(
+    private readonly servers: McpServerFactory,
+    private readonly streams: LegacyStreamOptions,
+  ) {
     super();
   }
 
@@ -28,6 +35,7 @@ export class StatelessTransports extends LegacyTransports {
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !incoming.wantsProgress,
+      keepAliveMs: this.streams.keepAliveMs,
     });
     // A client that goes away cancels its tool call (closing aborts the request handlers).
     const close = () => void transport.close();

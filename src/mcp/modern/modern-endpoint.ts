@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { type BeforeApplicationShutdown, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { type McpHttpHandler, createMcpHandler } from '@modelcontextprotocol/server';
 import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
+import type { CatalogChanges } from '../../catalog/catalog-changes.js';
 import type { ToolsetChanges } from '../../tools/toolset-changes.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
 import type { McpHttpRequest } from '../legacy/legacy-transports.js';
@@ -33,12 +34,16 @@ export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationS
   private readonly bus = new TenantChangeBus();
   private readonly handler: McpHttpHandler;
   private readonly node: NodeMcpRequestHandler;
-  private readonly unsubscribe: () => void;
+  private readonly unsubscribe: Array<() => void>;
   /** Open listen streams, ended at shutdown (they would hold the draining server open). */
   private readonly streams = new Set<ServerResponse>();
   private draining = false;
 
-  constructor(servers: McpServerFactory, changes: ToolsetChanges, options: ModernEndpointOptions) {
+  constructor(
+    servers: McpServerFactory,
+    changes: { toolsets: ToolsetChanges; catalog: CatalogChanges },
+    options: ModernEndpointOptions,
+  ) {
     const onerror = (error: Error) => this.logger.debug({ err: error }, 'MCP request refused');
     this.handler = createMcpHandler(() => servers.create(), {
       legacy: 'reject',
@@ -48,9 +53,17 @@ export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationS
       onerror,
     });
     this.node = toNodeHandler(this.handler, { onerror });
-    this.unsubscribe = changes.subscribe((change) =>
-      this.bus.publishFor(change, { kind: 'tools_list_changed' }),
-    );
+    this.unsubscribe = [
+      changes.toolsets.subscribe((change) =>
+        this.bus.publishFor(change, { kind: 'tools_list_changed' }),
+      ),
+      changes.catalog.subscribe(({ tenantId, kind, uri }) => {
+        if (kind === 'prompts')
+          return this.bus.publishFor({ tenantId }, { kind: 'prompts_list_changed' });
+        this.bus.publishFor({ tenantId }, { kind: 'resources_list_changed' });
+        if (uri !== undefined) this.bus.publishFor({ tenantId }, { kind: 'resource_updated', uri });
+      }),
+    ];
   }
 
   /** Open `subscriptions/listen` streams on this replica. */
@@ -82,7 +95,7 @@ export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.unsubscribe();
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
     await this.handler.close();
   }
 }

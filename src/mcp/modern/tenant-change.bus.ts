@@ -3,24 +3,29 @@ import { type ListenScope, listenScope } from './listen-scope.js';
 
 type Listener = (event: ServerEvent) => void;
 
-const key = (scope: ListenScope) => JSON.stringify([scope.tenantId, scope.toolset]);
+interface Subscriber {
+  toolset: string;
+  listener: Listener;
+}
 
 /**
- * The change bus behind `subscriptions/listen`, partitioned by tenant and toolset: a stream
- * hears only the changes of the toolset its own request named (the SDK's bus is one broadcast
- * set, which would tell every tenant of every other tenant's changes). A listener subscribed
- * outside a request scope hears nothing.
+ * The change bus behind `subscriptions/listen`, partitioned by tenant: a stream hears only the
+ * changes of its own tenant, and of tools only those of the toolset its request named (the
+ * SDK's bus is one broadcast set, which would tell every tenant of every other tenant's
+ * changes). A listener subscribed outside a request scope hears nothing.
  */
 export class TenantChangeBus implements ServerEventBus {
-  private readonly listeners = new Map<string, Set<Listener>>();
+  private readonly tenants = new Map<string, Set<Subscriber>>();
 
   /** Unscoped publishing (the SDK's `notify` sugar) is not used: changes are always scoped. */
   publish(): void {}
 
-  publishFor(scope: ListenScope, event: ServerEvent): void {
-    for (const listener of this.listeners.get(key(scope)) ?? []) {
+  /** `toolset` limits the event to streams of that toolset (tool list changes). */
+  publishFor(scope: { tenantId: string; toolset?: string }, event: ServerEvent): void {
+    for (const subscriber of this.tenants.get(scope.tenantId) ?? []) {
+      if (scope.toolset !== undefined && subscriber.toolset !== scope.toolset) continue;
       try {
-        listener(event);
+        subscriber.listener(event);
       } catch {
         // One broken stream must not keep the change from the others.
       }
@@ -28,24 +33,26 @@ export class TenantChangeBus implements ServerEventBus {
   }
 
   subscribe(listener: Listener): () => void {
-    const scope = listenScope.getStore();
+    const scope: ListenScope | undefined = listenScope.getStore();
     if (!scope) return () => {};
-    const id = key(scope);
-    let set = this.listeners.get(id);
+    let set = this.tenants.get(scope.tenantId);
     if (!set) {
       set = new Set();
-      this.listeners.set(id, set);
+      this.tenants.set(scope.tenantId, set);
     }
-    set.add(listener);
+    const subscriber = { toolset: scope.toolset, listener };
+    set.add(subscriber);
     return () => {
-      set.delete(listener);
-      if (set.size === 0 && this.listeners.get(id) === set) this.listeners.delete(id);
+      set.delete(subscriber);
+      if (set.size === 0 && this.tenants.get(scope.tenantId) === set) {
+        this.tenants.delete(scope.tenantId);
+      }
     };
   }
 
   get size(): number {
     let total = 0;
-    for (const set of this.listeners.values()) total += set.size;
+    for (const set of this.tenants.values()) total += set.size;
     return total;
   }
 }

@@ -17,6 +17,10 @@ export type AuditKind =
   | 'tool.deleted'
   | 'upstream.registered'
   | 'upstream.deleted'
+  | 'prompt.registered'
+  | 'prompt.deleted'
+  | 'resource.registered'
+  | 'resource.deleted'
   | 'board.changed'
   | 'auth.failed'
   | 'messaging.delivery_failed';

@@ -5,6 +5,7 @@ import { idempotencyHeaders } from '../../platform/http/idempotency-key.js';
 import { ProblemException } from '../../platform/http/problem.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { ToolResult } from '../builtin/builtin-tool.types.js';
+import type { ToolReporter } from '../tool-stream.js';
 import { UpstreamConnections } from './upstream-connections.js';
 import { classifyUpstreamFailure } from './upstream-failure.js';
 import { originOf } from './upstream-key.js';
@@ -12,21 +13,14 @@ import { upstreamResult } from './upstream-result.js';
 import { UpstreamUrlPolicy } from './upstream-url.policy.js';
 import type { UpstreamTarget } from './upstream.types.js';
 
-/** How far a long upstream call got (MCP `notifications/progress`). */
-export interface ToolProgress {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
 /** What one call adds to its target. */
 export interface UpstreamCall {
   /** Cancels the call (MCP cancellation reaches the upstream); rejects with the reason. */
   signal?: AbortSignal;
   /** Sent as `Idempotency-Key` on the call's HTTP request. */
   idempotencyKey?: string;
-  /** Hears the upstream's progress notifications for this call. */
-  onProgress?: (progress: ToolProgress) => void;
+  /** Hears the upstream's progress notifications for this call (never after it settled). */
+  reporter?: ToolReporter;
 }
 
 /**
@@ -53,7 +47,7 @@ export class UpstreamInvoker {
     target: UpstreamTarget,
     tool: string,
     args: { [key: string]: JsonValue },
-    { signal, idempotencyKey, onProgress }: UpstreamCall = {},
+    { signal, idempotencyKey, reporter }: UpstreamCall = {},
   ): Promise<ToolResult> {
     const refusal = this.urls.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
@@ -70,10 +64,10 @@ export class UpstreamInvoker {
             // Ours decides; the SDK's own would fire a moment later with a vaguer error.
             timeout: this.timeoutMs + 1000,
             headers: idempotencyHeaders(idempotencyKey),
-            ...(onProgress && {
+            ...(reporter?.onProgress && {
               onprogress: ({ progress, total, message }) => {
                 if (settled) return;
-                onProgress({
+                reporter.onProgress?.({
                   progress,
                   ...(total !== undefined && { total }),
                   ...(message !== undefined && { message }),

@@ -1,0 +1,102 @@
+import { HttpException, Injectable } from '@nestjs/common';
+import {
+  ProtocolErrorCode,
+  type ReadResourceResult,
+  type ListResourceTemplatesResult,
+  UriTemplate,
+} from '@modelcontextprotocol/server';
+import { BoardService } from '../../board/board.service.js';
+import { permits } from '../../platform/auth/permissions.js';
+import { runView } from '../../runs/record/run-record.mapper.js';
+import { RunRecordStore } from '../../runs/record/run-record.store.js';
+import { RpcError } from '../mcp-errors.js';
+import type { McpContext } from '../tenant-context.js';
+
+/** One `resources/templates/list` entry. */
+type TemplateEntry = ListResourceTemplatesResult['resourceTemplates'][number];
+
+interface Source {
+  template: TemplateEntry;
+  /** What the caller's key needs, as on REST. */
+  permission: string;
+  read(tenantId: string, variables: Record<string, string>): Promise<unknown>;
+}
+
+const JSON_MIME = 'application/json';
+
+/**
+ * The gateway's own documents as MCP resource templates, per tenant: a board card
+ * (`svc://board/cards/{card_id}`, needs `board:read`) and a run record
+ * (`svc://runs/{run_id}`, needs `runs:read`), as their REST routes show them.
+ */
+@Injectable()
+export class BuiltInResources {
+  private readonly sources: Source[];
+
+  constructor(board: BoardService, runs: RunRecordStore) {
+    this.sources = [
+      {
+        template: {
+          uriTemplate: 'svc://board/cards/{card_id}',
+          name: 'board-card',
+          title: 'Board card',
+          description: "A card of the tenant's Kanban board",
+          mimeType: JSON_MIME,
+        },
+        permission: 'board:read',
+        read: (tenantId, { card_id }) => board.card(tenantId, card_id ?? ''),
+      },
+      {
+        template: {
+          uriTemplate: 'svc://runs/{run_id}',
+          name: 'run',
+          title: 'Agent run',
+          description: 'The status and result of an agent run',
+          mimeType: JSON_MIME,
+        },
+        permission: 'runs:read',
+        read: async (tenantId, { run_id }) => {
+          const stored = await runs.get(tenantId, run_id ?? '');
+          return stored && runView(stored);
+        },
+      },
+    ];
+  }
+
+  templates(context: McpContext): TemplateEntry[] {
+    return this.sources
+      .filter((source) => permits(context.permissions, source.permission))
+      .map((source) => source.template);
+  }
+
+  /** The document at `uri`, null when no template matches; -32002 when it names nothing. */
+  async read(context: McpContext, uri: string): Promise<ReadResourceResult | null> {
+    for (const source of this.sources) {
+      const matched = new UriTemplate(source.template.uriTemplate).match(uri);
+      if (!matched) continue;
+      if (!permits(context.permissions, source.permission)) {
+        throw new RpcError(
+          ProtocolErrorCode.InvalidParams,
+          `reading ${uri} needs ${source.permission}`,
+        );
+      }
+      const variables = Object.fromEntries(
+        Object.entries(matched).map(([name, value]) => [
+          name,
+          Array.isArray(value) ? value.join(',') : value,
+        ]),
+      );
+      const document = await source.read(context.tenantId, variables).catch((error: unknown) => {
+        if (error instanceof HttpException && error.getStatus() === 404) return null;
+        throw error;
+      });
+      if (!document) {
+        throw new RpcError(ProtocolErrorCode.ResourceNotFound, `Resource not found: ${uri}`, {
+          uri,
+        });
+      }
+      return { contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(document) }] };
+    }
+    return null;
+  }
+}
