@@ -34,9 +34,7 @@ export function toMcpTool(tool: ToolContract): Tool {
     ...(title === undefined ? {} : { title }),
     description: tool.description,
     inputSchema: inputSchema(tool.parameters),
-    ...(presentation?.outputSchema
-      ? { outputSchema: presentation.outputSchema }
-      : {}),
+    ...(presentation?.outputSchema ? { outputSchema: presentation.outputSchema } : {}),
     ...(annotations ? { annotations } : {}),
     ...(presentation?.icons ? { icons: presentation.icons } : {}),
   };

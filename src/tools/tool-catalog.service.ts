@@ -1,15 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../platform/http/problem.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
-import { isName } from './tool.limits.js';
+import { MAX_TOOLS_PER_TOOLSET, isName } from './tool.limits.js';
 import type { JsonSchemaObject, ToolHints, ToolSpec, ToolsetView } from './tool.types.js';
 import type { ToolPresentation } from './tool-presentation.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
+import { type ResolvedUpstream, UpstreamCatalog } from './upstream/upstream-catalog.js';
+import type { ExposedTool } from './upstream/upstream-names.js';
+import type { StoredUpstreams, UpstreamToolRef } from './upstream/upstream.types.js';
 
-/** A tool contract with where it runs: built in, or at a tenant's HTTP endpoint. */
+/** A tool contract with where it runs: built in, at a tenant's HTTP endpoint, or upstream. */
 export interface ToolContract extends ToolSpec {
   builtin: boolean;
   endpoint?: { url: string };
+  /** A tool of an upstream MCP server the tenant registered in the toolset. */
+  upstream?: UpstreamToolRef;
   /** How clients may present a built-in (MCP titles and annotations). */
   hints?: ToolHints;
   /** How a registered tool presents itself, as its tenant described it. */
@@ -22,6 +27,8 @@ export interface ResolvedToolset {
   toolset: string;
   version: number;
   tools: ToolContract[];
+  /** The toolset's upstream MCP servers and what each offers now (see UpstreamCatalog). */
+  upstreams: ResolvedUpstream[];
 }
 
 export interface ToolsetSummary {
@@ -49,16 +56,37 @@ export function registeredContract(name: string, tool: StoredTool): ToolContract
   };
 }
 
+function toolsetNotFound(tenantId: string, toolset: string): ProblemException {
+  return new ProblemException(
+    404,
+    `toolset "${toolset}" does not exist for tenant "${tenantId}"`,
+    'toolset-not-found',
+  );
+}
+
+function upstreamContract(upstream: ResolvedUpstream, tool: ExposedTool): ToolContract {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    builtin: false,
+    upstream: { upstream: upstream.name, tool: tool.tool, stamp: upstream.stamp ?? '' },
+    ...(tool.hints && { hints: tool.hints }),
+  };
+}
+
 /**
  * What tools a tenant has: the built-in toolsets (`default`, `board`: their built-ins plus what
  * the tenant registered there; version 0 until the tenant changes it) and every toolset the
- * tenant created.
+ * tenant created. A toolset's tools are its built-ins, its HTTP tools, then the tools of its
+ * upstream MCP servers as listed now (an upstream that cannot be listed offers none).
  */
 @Injectable()
 export class ToolCatalog {
   constructor(
     private readonly repository: ToolsetRepository,
     private readonly builtins: BuiltinTools,
+    private readonly upstreamCatalog: UpstreamCatalog,
   ) {}
 
   /** The toolset, or null when it does not exist for this tenant. */
@@ -75,20 +103,37 @@ export class ToolCatalog {
       builtin: true,
       ...(hints && { hints }),
     }));
-    return { tenantId, toolset, version: stored?.version ?? 0, tools: [...builtins, ...own] };
+    const tools = [...builtins, ...own];
+    const upstreams = stored
+      ? await this.upstreamCatalog.resolve(
+          tenantId,
+          toolset,
+          stored.upstreams,
+          new Set(tools.map((tool) => tool.name)),
+          MAX_TOOLS_PER_TOOLSET - tools.length,
+        )
+      : [];
+    for (const upstream of upstreams) {
+      for (const tool of upstream.tools) tools.push(upstreamContract(upstream, tool));
+    }
+    return { tenantId, toolset, version: stored?.version ?? 0, tools, upstreams };
   }
 
   /** Like `find`; throws 404 `toolset-not-found` for a toolset the tenant does not have. */
   async describe(tenantId: string, toolset: string): Promise<ResolvedToolset> {
     const found = await this.find(tenantId, toolset);
-    if (!found) {
-      throw new ProblemException(
-        404,
-        `toolset "${toolset}" does not exist for tenant "${tenantId}"`,
-        'toolset-not-found',
-      );
-    }
+    if (!found) throw toolsetNotFound(tenantId, toolset);
     return found;
+  }
+
+  /** The upstreams registered in the toolset, without contacting them; 404 like `describe`. */
+  async registered(
+    tenantId: string,
+    toolset: string,
+  ): Promise<{ version: number; upstreams: StoredUpstreams }> {
+    const stored = isName(toolset) ? await this.repository.read(tenantId, toolset) : null;
+    if (!stored && !this.builtins.has(toolset)) throw toolsetNotFound(tenantId, toolset);
+    return { version: stored?.version ?? 0, upstreams: stored?.upstreams ?? {} };
   }
 
   /** The contracts a model is offered. Throws 404 `toolset-not-found`. */

@@ -17,6 +17,7 @@ import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-cat
 import type { ToolReporter } from './tool-stream.js';
 import type { JsonSchemaObject } from './tool.types.js';
 import type { ToolInvocation, ToolOutcome } from './tool.types.js';
+import { UpstreamInvoker } from './upstream/upstream-invoker.js';
 
 export interface ExecuteOptions {
   /** Cancels an HTTP tool call; the promise then rejects with the signal's reason. */
@@ -43,6 +44,23 @@ function isJsonObject(value: JsonValue | undefined): value is { [key: string]: J
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/**
+ * A name that would be one of an unavailable upstream's tools (it carries that upstream's
+ * prefix) is the upstream's failure, not the caller's mistake: 502 `tool-failed`, which every
+ * surface treats as a tool error (MCP: an `isError` result; a run: an error result).
+ */
+function refuseUnavailableUpstream(toolset: ResolvedToolset, name: string): void {
+  const down = toolset.upstreams.find(
+    (upstream) => upstream.status === 'unavailable' && name.startsWith(upstream.prefix),
+  );
+  if (!down) return;
+  throw new ProblemException(
+    502,
+    `upstream MCP server "${down.name}" of toolset "${toolset.toolset}" is unavailable (${down.detail ?? 'not listed'})`,
+    'tool-failed',
+  );
+}
+
 /** How many argument errors the 422's detail lists (all of them are in `errors`). */
 const DETAIL_ERRORS = 3;
 
@@ -61,6 +79,7 @@ export class ToolExecutor {
     private readonly schemas: SchemaValidator,
     private readonly compileBudget: SchemaCompileBudget,
     private readonly http: HttpToolInvoker,
+    private readonly upstreams: UpstreamInvoker,
     private readonly audit: AuditSink,
     private readonly tracing: Tracing,
     private readonly metrics: Metrics,
@@ -109,6 +128,7 @@ export class ToolExecutor {
       const found = isName(name) ? await this.catalog.find(tenantId, toolset) : null;
       version = found?.version ?? null;
       const tool = found?.tools.find((candidate) => candidate.name === name);
+      if (found && !tool) refuseUnavailableUpstream(found, name);
       if (!found || !tool) {
         throw new ProblemException(
           404,
@@ -145,7 +165,14 @@ export class ToolExecutor {
     const validate =
       builtin?.validate ??
       this.schemas.cached(
-        JSON.stringify([toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
+        // An upstream's schema changes without the toolset's version: its listing stamp keys it.
+        JSON.stringify([
+          toolset.tenantId,
+          toolset.toolset,
+          toolset.version,
+          tool.name,
+          ...(tool.upstream ? [tool.upstream.stamp] : []),
+        ]),
         tool.parameters,
         this.compileBudget.account(toolset.tenantId),
       );
@@ -166,6 +193,16 @@ export class ToolExecutor {
     const object = args as { [key: string]: JsonValue };
     if (builtin) {
       return builtin.run(object, { tenantId: toolset.tenantId, actor, signal, permissions });
+    }
+    if (tool.upstream) {
+      const { upstream, tool: upstreamName } = tool.upstream;
+      const target = toolset.upstreams.find((candidate) => candidate.name === upstream)?.target;
+      if (!target) throw new Error(`tool "${tool.name}" names upstream "${upstream}" it lacks`);
+      return this.upstreams.invoke(target, upstreamName, object, {
+        signal,
+        idempotencyKey,
+        reporter,
+      });
     }
     const url = tool.endpoint?.url;
     if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);

@@ -6,10 +6,11 @@ import { BuiltinTools } from './builtin/builtin-tools.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
-import { MAX_TOOLS_PER_TOOLSET, MAX_TOOLSETS_PER_TENANT } from './tool.limits.js';
+import { MAX_TOOLS_PER_TOOLSET } from './tool.limits.js';
 import { type ToolContract, registeredContract } from './tool-catalog.service.js';
 import type { ToolPresentation } from './tool-presentation.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
+import { refuseNewToolsetOverLimit } from './toolset-quota.js';
 
 export interface ToolRegistrationRequest {
   tenantId: string;
@@ -71,7 +72,7 @@ export class ToolRegistration {
         );
       }
     }
-    await this.refuseNewToolsetOverLimit(tenantId, toolset);
+    await refuseNewToolsetOverLimit(this.repository, this.builtins, tenantId, toolset);
 
     const tool: StoredTool = {
       description: request.description,
@@ -79,19 +80,22 @@ export class ToolRegistration {
       endpoint: { url: request.endpointUrl },
       ...request.presentation,
     };
-    // The built-ins count too: a model is offered the whole toolset.
+    // The built-ins count too: a model is offered the whole toolset. So does every upstream
+    // MCP server (one place each: how many tools it offers is only known when it is listed).
     const room = MAX_TOOLS_PER_TOOLSET - this.builtins.tools(toolset).length;
     let replaced = false;
-    const { version } = await this.repository.update(tenantId, toolset, (tools) => {
+    const { version } = await this.repository.write(tenantId, toolset, (contents) => {
+      const { tools, upstreams } = contents;
       replaced = Object.hasOwn(tools, name);
-      if (!replaced && Object.keys(tools).length >= room) {
+      const used = Object.keys(tools).length + Object.keys(upstreams).length;
+      if (!replaced && used >= room) {
         throw new ProblemException(
           409,
           `toolset "${toolset}" already holds ${MAX_TOOLS_PER_TOOLSET} tools`,
           'toolset-full',
         );
       }
-      return { ...tools, [name]: tool };
+      return { ...contents, tools: { ...tools, [name]: tool } };
     });
     this.audit.record({
       kind: 'tool.registered',
@@ -142,17 +146,5 @@ export class ToolRegistration {
         'builtin-tool',
       );
     }
-  }
-
-  /** Best effort (replicas may race past it by a few): bounds what one tenant can store. */
-  private async refuseNewToolsetOverLimit(tenantId: string, toolset: string): Promise<void> {
-    if (this.builtins.has(toolset)) return; // every tenant has the built-in toolsets
-    const names = await this.repository.names(tenantId);
-    if (names.includes(toolset) || names.length < MAX_TOOLSETS_PER_TENANT) return;
-    throw new ProblemException(
-      409,
-      `tenant "${tenantId}" already has ${MAX_TOOLSETS_PER_TENANT} toolsets`,
-      'toolset-limit',
-    );
   }
 }

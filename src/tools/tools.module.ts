@@ -12,6 +12,14 @@ import { ToolsController } from './tools.controller.js';
 import { ToolsetChanges } from './toolset-changes.js';
 import { ToolsetRepository } from './toolset-repository.js';
 import { ToolsetsController } from './toolsets.controller.js';
+import { UpstreamCatalog } from './upstream/upstream-catalog.js';
+import { UpstreamChangeAnnouncer } from './upstream/upstream-change.announcer.js';
+import { UpstreamConnections } from './upstream/upstream-connections.js';
+import { UpstreamInvoker } from './upstream/upstream-invoker.js';
+import { UpstreamRegistration } from './upstream/upstream-registration.service.js';
+import { UpstreamToolLists } from './upstream/upstream-tool-lists.js';
+import { UpstreamUrlPolicy } from './upstream/upstream-url.policy.js';
+import { UpstreamsController } from './upstream/upstreams.controller.js';
 
 /**
  * Toolsets (built-in toolsets in code, tenants' HTTP tools in the state backend) and the one
@@ -20,7 +28,7 @@ import { ToolsetsController } from './toolsets.controller.js';
  */
 @Module({
   imports: [StateModule],
-  controllers: [ToolsetsController, ToolsController],
+  controllers: [ToolsetsController, UpstreamsController, ToolsController],
   providers: [
     SchemaValidator,
     SchemaCompileBudget,
@@ -32,6 +40,14 @@ import { ToolsetsController } from './toolsets.controller.js';
     HttpToolInvoker,
     ToolEndpointPolicy,
     ToolExecutor,
+    // Upstream MCP servers (federation): see upstream/.
+    UpstreamUrlPolicy,
+    UpstreamConnections,
+    UpstreamToolLists,
+    UpstreamCatalog,
+    UpstreamInvoker,
+    UpstreamRegistration,
+    UpstreamChangeAnnouncer,
   ],
   exports: [ToolCatalog, ToolExecutor, BuiltinTools, ToolsetChanges],
 })

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ProblemException } from '../platform/http/problem.js';
 import { type ToolPresentation, parsePresentation } from './tool-presentation.js';
 import { ToolsetChanges } from './toolset-changes.js';
+import type { StoredUpstream, StoredUpstreams } from './upstream/upstream.types.js';
 import {
   type JsonValue,
   StateConflictError,
@@ -25,10 +26,15 @@ export type StoredTool = {
 } & ToolPresentation;
 export type StoredTools = { [name: string]: StoredTool };
 
-/** One toolset of one tenant; `version` is the state entry's version. */
-export interface StoredToolset {
-  version: number;
+/** What one toolset entry holds: HTTP tools and upstream MCP servers. */
+export interface ToolsetContents {
   tools: StoredTools;
+  upstreams: StoredUpstreams;
+}
+
+/** One toolset of one tenant; `version` is the state entry's version. */
+export interface StoredToolset extends ToolsetContents {
+  version: number;
 }
 
 // Each lost attempt means another writer won, so this many concurrent writers always succeed.
@@ -63,6 +69,42 @@ function parseTools(value: JsonValue): StoredTools {
   return tools;
 }
 
+const isStrings = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+function parseUpstream(value: JsonValue): StoredUpstream | null {
+  if (!isObject(value) || typeof value.url !== 'string' || typeof value.prefix !== 'string') {
+    return null;
+  }
+  const headers: { [name: string]: string } = {};
+  for (const [name, header] of Object.entries(isObject(value.headers) ? value.headers : {})) {
+    if (typeof header === 'string') headers[name] = header;
+  }
+  const tools = isStrings(value.tools) ? [...value.tools] : null;
+  return { url: value.url, headers, tools, prefix: value.prefix };
+}
+
+function parseUpstreams(value: JsonValue): StoredUpstreams {
+  const upstreams = Object.create(null) as StoredUpstreams;
+  const stored = isObject(value) && isObject(value.upstreams) ? value.upstreams : {};
+  for (const [name, entry] of Object.entries(stored)) {
+    const upstream = parseUpstream(entry);
+    if (upstream) upstreams[name] = upstream;
+  }
+  return upstreams;
+}
+
+function parseContents(value: JsonValue): ToolsetContents {
+  return { tools: parseTools(value), upstreams: parseUpstreams(value) };
+}
+
+function toJson({ tools, upstreams }: ToolsetContents): JsonValue {
+  // Stored types are JSON by construction; an entry without upstreams keeps its old shape.
+  const json = { tools } as unknown as { [key: string]: JsonValue };
+  if (Object.keys(upstreams).length > 0) json.upstreams = upstreams as unknown as JsonValue;
+  return json;
+}
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -83,7 +125,7 @@ export class ToolsetRepository {
 
   async read(tenantId: string, toolset: string): Promise<StoredToolset | null> {
     const entry = await this.state.get(this.key(tenantId, toolset));
-    return entry && { version: entry.version, tools: parseTools(entry.value) };
+    return entry && { version: entry.version, ...parseContents(entry.value) };
   }
 
   /** Names of the toolsets the tenant has written, sorted. */
@@ -92,28 +134,40 @@ export class ToolsetRepository {
   }
 
   /**
-   * Read-modify-write with optimistic concurrency: `change` gets the current tools (a copy it may
-   * modify; empty before the first write) and returns the new ones, or throws to write nothing.
-   * A concurrent writer makes the write fail, and the change is applied again to the fresh entry.
+   * Read-modify-write of the HTTP tools with optimistic concurrency: `change` gets the current
+   * tools (a copy it may modify; empty before the first write) and returns the new ones, or
+   * throws to write nothing. A concurrent writer makes the write fail, and the change is applied
+   * again to the fresh entry. The toolset's upstreams are kept as they are.
    */
   async update(
     tenantId: string,
     toolset: string,
     change: (tools: StoredTools) => StoredTools,
   ): Promise<StoredToolset> {
+    return this.write(tenantId, toolset, (contents) => ({
+      ...contents,
+      tools: change(contents.tools),
+    }));
+  }
+
+  /** Like `update`, for the whole entry (upstream registrations need to see the tools too). */
+  async write(
+    tenantId: string,
+    toolset: string,
+    change: (contents: ToolsetContents) => ToolsetContents,
+  ): Promise<StoredToolset> {
     const key = this.key(tenantId, toolset);
     for (let attempt = 1; attempt <= WRITE_ATTEMPTS; attempt++) {
       const current = await this.state.get(key);
-      const tools = change(current ? parseTools(current.value) : {});
+      const contents = change(
+        current ? parseContents(current.value) : { tools: {}, upstreams: {} },
+      );
       try {
-        const written = await this.state.put(
-          key,
-          // Stored tools are JSON: built from validated request bodies.
-          { tools } as unknown as JsonValue,
-          { expectedVersion: current?.version ?? 0 },
-        );
+        const written = await this.state.put(key, toJson(contents), {
+          expectedVersion: current?.version ?? 0,
+        });
         void this.changes.announce({ tenantId, toolset });
-        return { version: written.version, tools };
+        return { version: written.version, ...contents };
       } catch (error) {
         if (!(error instanceof StateConflictError)) throw error;
         await pause(Math.random() * 10 * attempt); // spread out writers that collided

@@ -6,6 +6,7 @@ import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { ToolPathDto } from './dto/tool-path.dto.js';
 import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
+import { upstreamStateBody } from './upstream/upstream-view.js';
 
 /** Toolsets and their contracts: list, describe, register or replace, delete. */
 @Controller('v1/toolsets')
@@ -25,7 +26,19 @@ export class ToolsetsController {
   @RequirePermissions('tools:read')
   async describe(@Param('toolset') toolset: string, @Query() { tenant_id }: TenantQueryDto) {
     const found = await this.catalog.describe(tenant_id, toolset);
-    return { tenant_id, toolset, version: found.version, tools: found.tools.map(toolBody) };
+    return {
+      tenant_id,
+      toolset,
+      version: found.version,
+      tools: found.tools.map(toolBody),
+      // Only toolsets with upstream MCP servers say how each is doing.
+      ...(found.upstreams.length > 0 && {
+        upstreams: found.upstreams.map((upstream) => ({
+          name: upstream.name,
+          ...upstreamStateBody(upstream),
+        })),
+      }),
+    };
   }
 
   @Put(':toolset/tools/:name')
@@ -74,6 +87,7 @@ function toolBody({
   builtin,
   endpoint,
   presentation,
+  upstream,
 }: ToolContract) {
   return {
     name,
@@ -87,5 +101,6 @@ function toolBody({
     ...(presentation?.outputSchema === undefined
       ? {}
       : { output_schema: presentation.outputSchema }),
+    ...(upstream ? { upstream: upstream.upstream } : {}),
   };
 }

@@ -15,6 +15,8 @@ export type AuditKind =
   | 'tool.invoked'
   | 'tool.registered'
   | 'tool.deleted'
+  | 'upstream.registered'
+  | 'upstream.deleted'
   | 'prompt.registered'
   | 'prompt.deleted'
   | 'resource.registered'

@@ -123,6 +123,7 @@ export class Environment {
   @OptionalInt(10, 10_000) SVC_SCHEMA_TIMEOUT_MS?: number;
   @OptionalInt(0, 600_000) SVC_SCHEMA_COMPILE_MS_PER_MIN?: number;
   @IsOptional() @IsHostAllowList() SVC_TOOL_ALLOWED_HOSTS?: string;
+  @OptionalInt(1000, 86_400_000) SVC_UPSTREAM_TOOLS_TTL_MS?: number;
 
   // --- run limits (bounded fan-out and state) ---
   @OptionalInt(1, 10_000) SVC_MAX_TOOL_CALLS_PER_TURN?: number;

@@ -97,6 +97,8 @@ export interface ToolsConfig {
    * `*`; see AllowList). Undefined: any public one, and private ones while bound to loopback.
    */
   allowedHosts?: string[];
+  /** How long an upstream MCP server's tool list is served before it is fetched again. */
+  upstreamListTtlMs: number;
 }
 
 /** What one run may do and keep: the bounds on a model's fan-out and on a session's size. */

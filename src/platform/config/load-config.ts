@@ -189,6 +189,7 @@ export function loadConfig(
       validationTimeoutMs: env.SVC_SCHEMA_TIMEOUT_MS ?? 250,
       compileMsPerMin: env.SVC_SCHEMA_COMPILE_MS_PER_MIN ?? 5000,
       allowedHosts: commaList(env.SVC_TOOL_ALLOWED_HOSTS),
+      upstreamListTtlMs: env.SVC_UPSTREAM_TOOLS_TTL_MS ?? 300_000,
     },
     runLimits: runLimits(env),
     runEvents: {

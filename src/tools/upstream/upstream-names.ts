@@ -1,0 +1,131 @@
+import {
+  MAX_DESCRIPTION,
+  MAX_SCHEMA_BYTES,
+  MAX_TOOLS_PER_TOOLSET,
+  isName,
+} from '../tool.limits.js';
+import type { JsonSchemaObject, ToolHints } from '../tool.types.js';
+
+/** What the gateway reads of an upstream's `tools/list` entry. */
+export interface UpstreamTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: {
+    title?: string;
+    readOnlyHint?: boolean;
+    destructiveHint?: boolean;
+    idempotentHint?: boolean;
+    openWorldHint?: boolean;
+  };
+}
+
+/** An upstream tool as the toolset offers it. */
+export interface ExposedTool {
+  /** The name in the toolset: prefix + the upstream's name. */
+  name: string;
+  /** The name at the upstream. */
+  tool: string;
+  description: string;
+  parameters: JsonSchemaObject;
+  hints?: ToolHints;
+}
+
+/** An upstream tool the toolset does not offer, and why (shown in the toolset's description). */
+export interface OmittedTool {
+  tool: string;
+  reason: string;
+}
+
+export interface ExposureRules {
+  prefix: string;
+  /** Upstream names to offer; null offers every one. */
+  allow: readonly string[] | null;
+}
+
+export interface Exposure {
+  exposed: ExposedTool[];
+  omitted: OmittedTool[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** MCP's defaults for what a tool leaves unsaid assume the worst (writes, destroys, open world). */
+function hintsOf(tool: UpstreamTool): ToolHints | undefined {
+  const annotations = tool.annotations;
+  const title = tool.title ?? annotations?.title;
+  if (!annotations && title === undefined) return undefined;
+  return {
+    title: title ?? tool.name,
+    readOnly: annotations?.readOnlyHint ?? false,
+    destructive: annotations?.destructiveHint ?? true,
+    idempotent: annotations?.idempotentHint ?? false,
+    openWorld: annotations?.openWorldHint ?? true,
+  };
+}
+
+/** The schema as the toolset's contract, or why it cannot be one. */
+function parametersOf(schema: unknown): JsonSchemaObject | string {
+  if (!isObject(schema) || (schema.type !== undefined && schema.type !== 'object')) {
+    return 'its input schema is not an object schema';
+  }
+  if (Buffer.byteLength(JSON.stringify(schema)) > MAX_SCHEMA_BYTES) {
+    return `its input schema is larger than ${MAX_SCHEMA_BYTES} bytes`;
+  }
+  return { ...schema, type: 'object' };
+}
+
+/**
+ * Which of an upstream's tools a toolset offers, under which names: the allow-list filters by
+ * upstream name, the prefix goes in front, and a tool is left out (with the reason) when its
+ * name would not be a valid tool name, is `taken` (built-ins, HTTP tools and earlier upstreams
+ * win), its schema is unusable, or the toolset already offers `room` more tools. Marks the
+ * names it uses in `taken`. Tools come out sorted by name, so listings are stable.
+ */
+export function exposeTools(
+  tools: readonly UpstreamTool[],
+  rules: ExposureRules,
+  taken: Set<string>,
+  room: number = MAX_TOOLS_PER_TOOLSET,
+): Exposure {
+  const allow = rules.allow && new Set(rules.allow);
+  const exposed: ExposedTool[] = [];
+  const omitted: OmittedTool[] = [];
+  const offered = new Set<string>();
+  const sorted = [...tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const tool of sorted) {
+    offered.add(tool.name);
+    if (allow && !allow.has(tool.name)) continue;
+    const name = `${rules.prefix}${tool.name}`;
+    const parameters = parametersOf(tool.inputSchema);
+    const reason = !isName(name)
+      ? `"${name}" is not a valid tool name (1 to 64 letters, digits, "_", "." or "-")`
+      : taken.has(name)
+        ? `"${name}" is already a tool of this toolset`
+        : typeof parameters === 'string'
+          ? parameters
+          : exposed.length >= room
+            ? `the toolset already offers ${MAX_TOOLS_PER_TOOLSET} tools`
+            : null;
+    if (reason !== null || typeof parameters === 'string') {
+      omitted.push({ tool: tool.name, reason: reason ?? 'its input schema is unusable' });
+      continue;
+    }
+    taken.add(name);
+    const hints = hintsOf(tool);
+    exposed.push({
+      name,
+      tool: tool.name,
+      description: (tool.description ?? tool.title ?? '').slice(0, MAX_DESCRIPTION),
+      parameters,
+      ...(hints && { hints }),
+    });
+  }
+  for (const name of rules.allow ?? []) {
+    if (!offered.has(name)) omitted.push({ tool: name, reason: 'the upstream does not offer it' });
+  }
+  return { exposed, omitted };
+}
