@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { BACKENDS } from './support/backends.js';
@@ -24,6 +26,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
     SVC_PROVIDER_URL: `${model.url}/v1`,
     SVC_MODEL: 'test-model',
     SVC_PROVIDER_TIMEOUT_MS: '800',
+    SVC_TOOL_ALLOWED_HOSTS: '127.0.0.1',
   }));
   const run = (body: Record<string, unknown>) =>
     request(gateway.url).post('/v1/agent/run').set(auth).send(body);
@@ -60,6 +63,56 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
     );
     const toolResult = (second.body.messages as WireMessage[]).find((m) => m.role === 'tool');
     expect(toolResult).toMatchObject({ tool_call_id: 'call_abc', content: '42' });
+  });
+
+  it('offers a 128-character dotted tool name under an alias the API accepts, and calls the real tool', async () => {
+    const seen: unknown[] = [];
+    const endpoint = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"status":"shipped"}');
+      });
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const name = `orders.lookup.${'x'.repeat(114)}`; // 128 characters, with dots
+    await request(gateway.url)
+      .put(`/v1/toolsets/long/tools/${name}`)
+      .set(auth)
+      .send({
+        tenant_id: 'acme',
+        description: 'looks an order up',
+        parameters: { type: 'object', properties: { order: { type: 'string' } } },
+        endpoint: { url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/` },
+      })
+      .expect(200);
+    let alias = '';
+    model.reset((req, n) => {
+      if (n > 0) return { body: completion('It has shipped.') };
+      const tools = req.body.tools as Array<{ function: { name: string; description: string } }>;
+      alias = tools.find((tool) => tool.function.description === 'looks an order up')!.function
+        .name;
+      return {
+        body: completion(null, [{ id: 'call_long', name: alias, arguments: '{"order":"A-17"}' }]),
+      };
+    });
+    const res = await run({ tenant_id: 'acme', toolset: 'long', prompt: 'where is A-17?' }).expect(
+      200,
+    );
+    endpoint.close();
+    expect(alias).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(alias.startsWith('orders_lookup_')).toBe(true);
+    expect(res.body).toMatchObject({ text: 'It has shipped.', tool_calls: 1 });
+    expect(seen).toEqual([{ order: 'A-17' }]);
+    // The earlier call goes back to the model under the same alias.
+    const history = model.requests[1].body.messages as Array<{
+      role: string;
+      tool_calls?: Array<{ function: { name: string } }>;
+    }>;
+    const asked = history.find((message) => message.role === 'assistant');
+    expect(asked?.tool_calls?.[0]?.function.name).toBe(alias);
   });
 
   it('retries a failing model: 500 twice then 200 succeeds', async () => {

@@ -1,5 +1,6 @@
 import type { ProviderConfig } from '../platform/config/gateway-config.js';
 import type { ToolSpec } from '../tools/tool.types.js';
+import { FunctionNames } from './function-names.js';
 import {
   ChatProvider,
   type ChatCompletion,
@@ -26,13 +27,13 @@ function wireArguments(args: ToolCall['arguments']): string {
   return typeof args === 'string' ? args : JSON.stringify(args);
 }
 
-function toWireMessage(message: ChatMessage): Record<string, unknown> {
+function toWireMessage(message: ChatMessage, names: FunctionNames): Record<string, unknown> {
   const { role, content } = message;
   if (role === 'assistant' && message.tool_calls?.length) {
     const toolCalls = message.tool_calls.map((call) => ({
       id: call.id,
       type: 'function',
-      function: { name: call.name, arguments: wireArguments(call.arguments) },
+      function: { name: names.wire(call.name), arguments: wireArguments(call.arguments) },
     }));
     return { role, content, tool_calls: toolCalls };
   }
@@ -41,15 +42,23 @@ function toWireMessage(message: ChatMessage): Record<string, unknown> {
       role,
       tool_call_id: message.tool_call_id,
       content,
-      ...(message.name ? { name: message.name } : {}),
+      ...(message.name ? { name: names.wire(message.name) } : {}),
     };
   }
   return { role, content };
 }
 
-function toWireTool(tool: ToolSpec): Record<string, unknown> {
+function toWireTool(tool: ToolSpec, names: FunctionNames): Record<string, unknown> {
   const { name, description, parameters } = tool;
-  return { type: 'function', function: { name, description, parameters } };
+  return { type: 'function', function: { name: names.wire(name), description, parameters } };
+}
+
+/** The completion with the model's tool calls under their real names. */
+function withOriginalNames(completion: ChatCompletion, names: FunctionNames): ChatCompletion {
+  const calls = completion.message.tool_calls;
+  if (!calls?.length) return completion;
+  const tool_calls = calls.map((call) => ({ ...call, name: names.original(call.name) }));
+  return { ...completion, message: { ...completion.message, tool_calls } };
 }
 
 /**
@@ -76,14 +85,25 @@ export class OpenAiProvider extends ChatProvider {
   }
 
   async complete(request: ChatRequest, options: CompletionOptions = {}): Promise<ChatCompletion> {
+    const names = new FunctionNames(request.tools.map((tool) => tool.name));
     const body: Record<string, unknown> = {
       // OpenAI-compatible servers require a model; many serve one and ignore the name.
       model: request.model ?? this.config.model ?? 'default',
-      messages: request.messages.map(toWireMessage),
+      messages: request.messages.map((message) => toWireMessage(message, names)),
     };
-    if (request.tools.length > 0) body.tools = request.tools.map(toWireTool);
-    if (!options.onDelta) return this.parse(await this.http.postJson(body, options.signal));
-    return this.stream(body, options.onDelta, options.signal);
+    if (request.tools.length > 0) body.tools = request.tools.map((tool) => toWireTool(tool, names));
+    const { onDelta } = options;
+    if (!onDelta) {
+      return withOriginalNames(this.parse(await this.http.postJson(body, options.signal)), names);
+    }
+    // Deltas carry the model's names too: a streamed call's name is the real one as well.
+    const relay = (delta: ChatDelta) =>
+      onDelta(
+        delta.kind === 'tool_call' && delta.name
+          ? { ...delta, name: names.original(delta.name) }
+          : delta,
+      );
+    return withOriginalNames(await this.stream(body, relay, options.signal), names);
   }
 
   /**

@@ -12,7 +12,7 @@ import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
-import { isName } from './tool.limits.js';
+import { isToolName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import type { ToolReporter } from './tool-stream.js';
 import type { JsonSchemaObject } from './tool.types.js';
@@ -125,7 +125,7 @@ export class ToolExecutor {
       });
     };
     try {
-      const found = isName(name) ? await this.catalog.find(tenantId, toolset) : null;
+      const found = isToolName(name) ? await this.catalog.find(tenantId, toolset) : null;
       version = found?.version ?? null;
       const tool = found?.tools.find((candidate) => candidate.name === name);
       if (found && !tool) refuseUnavailableUpstream(found, name);

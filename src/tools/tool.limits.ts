@@ -1,9 +1,16 @@
 /** The toolset every tenant has; it holds the built-in tools. */
 export const DEFAULT_TOOLSET = 'default';
 
-/** Tool and toolset names: short, URL-safe, and the shape model providers accept for functions. */
+/** Toolset (and prompt, resource, agent) names: short and URL-safe. */
 export const NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 export const NAME_MESSAGE = 'must be 1 to 64 letters, digits, "_", "." or "-"';
+
+/**
+ * Tool names: MCP's own rule (SEP-986), up to 128. Model providers with a narrower rule get an
+ * alias at their boundary (providers/function-names.ts).
+ */
+export const TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,128}$/;
+export const TOOL_NAME_MESSAGE = 'must be 1 to 128 letters, digits, "_", "." or "-"';
 
 export const MAX_DESCRIPTION = 1024;
 export const MAX_ENDPOINT_URL = 2048;
@@ -25,4 +32,8 @@ export const MAX_TOOL_RESPONSE_BYTES = 1024 * 1024;
 
 export function isName(value: string): boolean {
   return NAME_PATTERN.test(value);
+}
+
+export function isToolName(value: string): boolean {
+  return TOOL_NAME_PATTERN.test(value);
 }

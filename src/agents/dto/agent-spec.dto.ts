@@ -15,7 +15,7 @@ import { IfPresent } from '../../platform/http/dto/if-present.js';
 import { NestedArray } from '../../platform/http/dto/nested.js';
 import { RawJson } from '../../platform/http/dto/raw-json.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
-import { NAME_PATTERN } from '../../tools/tool.limits.js';
+import { NAME_PATTERN, TOOL_NAME_PATTERN } from '../../tools/tool.limits.js';
 import {
   type AgentSpec,
   STEP_KINDS,
@@ -35,7 +35,9 @@ export class StepDto implements StepSpec {
   @Matches(NAME, NAME_MESSAGE) id!: string;
   @IsIn(STEP_KINDS) kind!: StepKind;
   /** kind `tool`: the tool to call. */
-  @IfPresent() @Matches(NAME, NAME_MESSAGE) tool?: string;
+  @IfPresent()
+  @Matches(TOOL_NAME_PATTERN, { message: '$property must be 1 to 128 letters, digits, _ . or -' })
+  tool?: string;
   /** The toolset of `tool` (kind tool) or the tools the LLM loop may use (kind agent). */
   @IfPresent() @Matches(NAME, NAME_MESSAGE) toolset?: string;
   /** kind `tool`: the arguments; strings may reference `{{input}}` and `{{steps.<id>.output}}`. */

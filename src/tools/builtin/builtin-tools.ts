@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type ArgumentsValidator, SchemaValidator } from '../schema-validator.js';
-import { MAX_TOOLS_PER_TOOLSET, isName } from '../tool.limits.js';
+import { MAX_TOOLS_PER_TOOLSET, isName, isToolName } from '../tool.limits.js';
 import type { BuiltinTool, BuiltinToolset } from './builtin-tool.types.js';
 import { DEFAULT_BUILTINS } from './default-toolset.js';
 
@@ -47,7 +47,7 @@ export class BuiltinTools {
     const tools = new Map<string, CompiledBuiltinTool>();
     for (const tool of toolset.tools) {
       const { name } = tool.spec;
-      if (!isName(name) || tools.has(name)) {
+      if (!isToolName(name) || tools.has(name)) {
         throw new Error(`invalid or repeated tool name "${name}" in toolset "${toolset.name}"`);
       }
       // Frozen: the specs are handed to every caller (and on to model providers) by reference.

@@ -38,7 +38,7 @@ describe('exposeTools', () => {
 
   it('leaves out names that are taken, invalid with the prefix, or whose schema is unusable', () => {
     const taken = new Set(['p_echo']);
-    const long = 'x'.repeat(63); // 65 characters with the prefix: one too many
+    const long = 'x'.repeat(127); // 129 characters with the prefix: one too many (SEP-986: 128)
     const { exposed, omitted } = exposeTools(
       [tool('echo'), tool(long), tool('array', { inputSchema: { type: 'array' } }), tool('ok')],
       { prefix: 'p_', allow: null },

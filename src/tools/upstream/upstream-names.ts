@@ -2,7 +2,7 @@ import {
   MAX_DESCRIPTION,
   MAX_SCHEMA_BYTES,
   MAX_TOOLS_PER_TOOLSET,
-  isName,
+  isToolName,
 } from '../tool.limits.js';
 import type { JsonSchemaObject, ToolHints } from '../tool.types.js';
 
@@ -101,8 +101,8 @@ export function exposeTools(
     if (allow && !allow.has(tool.name)) continue;
     const name = `${rules.prefix}${tool.name}`;
     const parameters = parametersOf(tool.inputSchema);
-    const reason = !isName(name)
-      ? `"${name}" is not a valid tool name (1 to 64 letters, digits, "_", "." or "-")`
+    const reason = !isToolName(name)
+      ? `"${name}" is not a valid tool name (1 to 128 letters, digits, "_", "." or "-")`
       : taken.has(name)
         ? `"${name}" is already a tool of this toolset`
         : typeof parameters === 'string'
