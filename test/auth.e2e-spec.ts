@@ -64,8 +64,18 @@ describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
       } else {
         expect({ method, path, status: res.status }).toEqual({ method, path, status: 401 });
         expect(res.headers['www-authenticate']).toBe('Bearer realm="svc"');
-        expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-        expect(res.body).toMatchObject({ type: 'urn:svc:problem:unauthorized', status: 401 });
+        const problem = { type: 'urn:svc:problem:unauthorized', status: 401 };
+        if (path === '/mcp') {
+          // The MCP host answers in its own style: a JSON-RPC error carrying the problem.
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.body).toMatchObject({
+            jsonrpc: '2.0',
+            error: { code: -32000, data: problem },
+          });
+        } else {
+          expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+          expect(res.body).toMatchObject(problem);
+        }
       }
     }
   });

@@ -186,6 +186,54 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
     },
   );
 
+  it.each<McpEra>(['legacy', 'modern'])(
+    "offers the upstream's prompts (prefixed) and resources to %s MCP clients",
+    async (era) => {
+      const mcp = await connectMcp(
+        `${gateway.url}/mcp/`,
+        { ...as(ROOT), 'X-Tenant-Id': TENANT, 'X-Toolset': 'fed' },
+        era,
+      );
+      const client = (mcp.modern ?? mcp.legacy)!;
+      try {
+        const { prompts } = await client.listPrompts();
+        expect(prompts.map((prompt) => prompt.name)).toContain('everything_simple-prompt');
+        const simple = await client.getPrompt({ name: 'everything_simple-prompt' });
+        expect(simple.messages[0]?.content).toEqual({
+          type: 'text',
+          text: 'This is a simple prompt without arguments.',
+        });
+        const completed = await client.complete({
+          ref: { type: 'ref/prompt', name: 'everything_completable-prompt' },
+          argument: { name: 'department', value: 'Eng' },
+        });
+        expect(completed.completion.values).toContain('Engineering');
+        const { resourceTemplates } = await client.listResourceTemplates();
+        expect(resourceTemplates.map((template) => template.uriTemplate)).toContain(
+          'demo://resource/dynamic/text/{resourceId}',
+        );
+        const read = await client.readResource({ uri: 'demo://resource/dynamic/text/3' });
+        expect(read.contents[0]).toMatchObject({
+          uri: 'demo://resource/dynamic/text/3',
+          mimeType: 'text/plain',
+        });
+        // Another toolset of the tenant has no upstream: none of it shows there.
+        const plain = await connectMcp(
+          `${gateway.url}/mcp/`,
+          { ...as(ROOT), 'X-Tenant-Id': TENANT },
+          era,
+        );
+        const other = (plain.modern ?? plain.legacy)!;
+        expect((await other.listPrompts()).prompts.map((prompt) => prompt.name)).not.toContain(
+          'everything_simple-prompt',
+        );
+        await plain.close();
+      } finally {
+        await mcp.close();
+      }
+    },
+  );
+
   it('federates an MCP server of the 2026-07-28 era (the gateway itself)', async () => {
     await put('nested', 'self', {
       url: `${gateway.url}/mcp/`,

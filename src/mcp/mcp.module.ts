@@ -14,6 +14,7 @@ import { McpServerFactory } from './mcp-server.factory.js';
 import { McpToolsHandler } from './mcp-tools.handler.js';
 import { BuiltInResources } from './features/built-in-resources.js';
 import { McpCatalogHandler } from './features/mcp-catalog.handler.js';
+import { UpstreamFeatures } from './features/upstream-features.js';
 import { LegacyTransports } from './legacy/legacy-transports.js';
 import { StatefulTransports } from './legacy/stateful.transports.js';
 import { StatelessTransports } from './legacy/stateless.transports.js';
@@ -43,6 +44,7 @@ export class McpModule {
         McpToolsHandler,
         McpCatalogHandler,
         BuiltInResources,
+        UpstreamFeatures,
         McpServerFactory,
         StatelessCancellations,
         {

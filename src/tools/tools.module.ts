@@ -49,6 +49,6 @@ import { UpstreamsController } from './upstream/upstreams.controller.js';
     UpstreamRegistration,
     UpstreamChangeAnnouncer,
   ],
-  exports: [ToolCatalog, ToolExecutor, BuiltinTools, ToolsetChanges],
+  exports: [ToolCatalog, ToolExecutor, BuiltinTools, ToolsetChanges, UpstreamConnections],
 })
 export class ToolsModule {}

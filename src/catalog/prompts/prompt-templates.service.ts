@@ -106,6 +106,10 @@ export class PromptTemplates {
     void this.changes.announce({ tenantId, kind: 'prompts' });
   }
 
+  async has(tenantId: string, name: string): Promise<boolean> {
+    return (await this.entries.get(tenantId, name)) !== null;
+  }
+
   describe(tenantId: string, name: string) {
     return this.entries.require(tenantId, name).then((prompt) => ({ name, ...prompt }));
   }
