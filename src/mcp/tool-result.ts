@@ -1,5 +1,6 @@
 import { type CallToolResult, type ContentBlock, isSpecType } from '@modelcontextprotocol/server';
 import type { JsonValue } from '../platform/state/state-store.js';
+import { toolResultMeta } from '../tools/result-meta.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -19,29 +20,19 @@ function contentBlocks(result: JsonObject): ContentBlock[] | null {
   return blocks;
 }
 
-/** Keys under this prefix belong to the protocol: a tool may not set them. */
-const RESERVED_META = 'io.modelcontextprotocol/';
-
-/** The tool's own result `_meta`, without the protocol's reserved keys; undefined if none. */
-function toolMeta(value: JsonValue | undefined): JsonObject | undefined {
-  if (!isObject(value)) return undefined;
-  const own = Object.entries(value).filter(([key]) => !key.startsWith(RESERVED_META));
-  return own.length > 0 ? Object.fromEntries(own) : undefined;
-}
-
 /**
  * A tool outcome as an MCP tool result. An HTTP tool may answer MCP content itself
  * (`{"content": [text | image | audio | resource | resource_link blocks…]}`, optionally with
- * `structuredContent`, `isError` and a result `_meta`): that passes through. Any other result
- * becomes one text block (a string as is, anything else as JSON), plus `structuredContent`
- * when it is an object.
+ * `structuredContent`, `isError` and a result `_meta`, see tools/result-meta.ts): that passes
+ * through. Any other result becomes one text block (a string as is, anything else as JSON),
+ * plus `structuredContent` when it is an object.
  */
 export function toCallToolResult(result: JsonValue, isError: boolean): CallToolResult {
   if (isObject(result)) {
     const blocks = contentBlocks(result);
     if (blocks) {
       const structured = result.structuredContent;
-      const meta = toolMeta(result._meta);
+      const meta = toolResultMeta(result._meta);
       return {
         content: blocks,
         ...(isObject(structured) ? { structuredContent: structured } : {}),
