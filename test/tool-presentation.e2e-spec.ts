@@ -127,7 +127,7 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
     expect(many.body.errors).toEqual([expect.objectContaining({ path: 'icons' })]);
   });
 
-  it('makes an answer that breaks the output schema a tool error over REST too', async () => {
+  it('makes an answer that breaks the output schema, or an MCP error answer, a tool error over REST too', async () => {
     const res = await request(gateway.url)
       .post('/v1/tools/default/broken_total')
       .set(bearer(ROOT_KEY))
@@ -135,6 +135,12 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
       .expect(200);
     expect(res.body).toMatchObject({ tool: 'broken_total', is_error: true });
     expect(res.body.result).toMatch(/does not match its output schema: total must be number/);
+    const failed = await request(gateway.url)
+      .post('/v1/tools/default/failed_total')
+      .set(bearer(ROOT_KEY))
+      .send({ tenant_id: 'a', arguments: {} })
+      .expect(200);
+    expect(failed.body).toMatchObject({ is_error: true, result: ANSWERS['/failed'] });
   });
 
   describe.each<McpEra>(['legacy', 'modern'])('through the %s client', (era) => {
