@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -113,6 +114,70 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
     }>;
     const asked = history.find((message) => message.role === 'assistant');
     expect(asked?.tool_calls?.[0]?.function.name).toBe(alias);
+  });
+
+  it("never offers an alias that is another tool's own name: each call reaches the tool the model chose", async () => {
+    const hits: string[] = [];
+    const endpoint = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        hits.push(req.url ?? '');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ answered_by: req.url }));
+      });
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}`;
+    // The alias `lookup.order` would get on its own, taken by another tool's real name.
+    const taken = `lookup_order_${createHash('sha256').update('lookup.order').digest('hex').slice(0, 8)}`;
+    for (const [name, path] of [
+      ['lookup.order', '/dotted'],
+      [taken, '/plain'],
+    ]) {
+      await request(gateway.url)
+        .put(`/v1/toolsets/clash/tools/${name}`)
+        .set(auth)
+        .send({
+          tenant_id: 'acme',
+          description: `answers ${path}`,
+          parameters: { type: 'object', properties: {} },
+          endpoint: { url: `${base}${path}` },
+        })
+        .expect(200);
+    }
+    let offered: string[] = [];
+    model.reset((req, n) => {
+      const tools = req.body.tools as Array<{ function: { name: string; description: string } }>;
+      offered = tools.map((tool) => tool.function.name);
+      const named = (path: string) =>
+        tools.find((tool) => tool.function.description === `answers ${path}`)!.function.name;
+      if (n === 0) {
+        return {
+          body: completion(null, [
+            { id: 'call_dotted', name: named('/dotted'), arguments: '{}' },
+            { id: 'call_plain', name: named('/plain'), arguments: '{}' },
+          ]),
+        };
+      }
+      return { body: completion('done') };
+    });
+    const res = await run({ tenant_id: 'acme', toolset: 'clash', prompt: 'look both up' }).expect(
+      200,
+    );
+    endpoint.close();
+    expect(res.body).toMatchObject({ text: 'done', tool_calls: 2 });
+    expect(offered).toContain(taken);
+    expect(new Set(offered).size).toBe(offered.length);
+    for (const name of offered) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    expect(hits.sort()).toEqual(['/dotted', '/plain']);
+    // Each result goes back to the model under the call it answers.
+    const results = (model.requests[1].body.messages as WireMessage[]).filter(
+      (message) => message.role === 'tool',
+    );
+    expect(results.map(({ tool_call_id, content }) => [tool_call_id, content]).sort()).toEqual([
+      ['call_dotted', '{"answered_by":"/dotted"}'],
+      ['call_plain', '{"answered_by":"/plain"}'],
+    ]);
   });
 
   it('retries a failing model: 500 twice then 200 succeeds', async () => {

@@ -13,8 +13,16 @@ const ANSWERS: Record<string, unknown> = {
   '/bad': { total: 'three' },
   '/meta': {
     content: [{ type: 'text', text: 'traced' }],
-    _meta: { 'example.com/trace': 'abc-123', 'io.modelcontextprotocol/serverInfo': 'spoofed' },
+    _meta: {
+      'example.com/trace': 'abc-123',
+      // Reserved by 2025-11-25's rule and by 2025-06-18's: the protocol's, never a tool's.
+      'io.modelcontextprotocol/serverInfo': 'spoofed',
+      'tools.mcp.com/x': 'spoofed',
+    },
   },
+  '/loose': { total: 1, note: 'anything' },
+  '/failed': { content: [{ type: 'text', text: 'no such order' }], isError: true },
+  '/document': { total: 2, content: ['line 1', 'line 2'] },
 };
 
 const PRESENTATION = {
@@ -60,6 +68,18 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
     await register('order_total', '/good').expect(200);
     await register('broken_total', '/bad').expect(200);
     await register('traced', '/meta', {}).expect(200);
+    // `true` as a property schema is valid JSON Schema; MCP wants objects in a listing.
+    await register('loose_total', '/loose', {
+      output_schema: { type: 'object', properties: { total: { type: 'number' }, note: true } },
+    }).expect(200);
+    await register('failed_total', '/failed').expect(200);
+    await register('document', '/document', {
+      output_schema: {
+        type: 'object',
+        properties: { total: { type: 'number' }, content: { type: 'array' } },
+        required: ['total', 'content'],
+      },
+    }).expect(200);
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
@@ -85,6 +105,44 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
     expect(schema.body.errors?.[0]?.path).toMatch(/^output_schema/);
   });
 
+  it('refuses malformed presentation fields with a problem naming each one', async () => {
+    const bad = await register('bad_fields', '/good', {
+      title: 't'.repeat(257),
+      annotations: { readOnlyHint: 'yes' },
+      icons: [{ src: 'https://example.com/i.png', sizes: ['big'], theme: 'blue' }],
+      output_schema: [],
+    }).expect(400);
+    expect(bad.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const paths = (bad.body.errors as Array<{ path: string }>).map((error) => error.path).sort();
+    expect(paths).toEqual([
+      'annotations.readOnlyHint',
+      'icons[0].sizes',
+      'icons[0].theme',
+      'output_schema',
+      'title',
+    ]);
+    const many = await register('many_icons', '/good', {
+      icons: Array.from({ length: 9 }, () => ({ src: 'https://example.com/i.png' })),
+    }).expect(400);
+    expect(many.body.errors).toEqual([expect.objectContaining({ path: 'icons' })]);
+  });
+
+  it('makes an answer that breaks the output schema, or an MCP error answer, a tool error over REST too', async () => {
+    const res = await request(gateway.url)
+      .post('/v1/tools/default/broken_total')
+      .set(bearer(ROOT_KEY))
+      .send({ tenant_id: 'a', arguments: {} })
+      .expect(200);
+    expect(res.body).toMatchObject({ tool: 'broken_total', is_error: true });
+    expect(res.body.result).toMatch(/does not match its output schema: total must be number/);
+    const failed = await request(gateway.url)
+      .post('/v1/tools/default/failed_total')
+      .set(bearer(ROOT_KEY))
+      .send({ tenant_id: 'a', arguments: {} })
+      .expect(200);
+    expect(failed.body).toMatchObject({ is_error: true, result: ANSWERS['/failed'] });
+  });
+
   describe.each<McpEra>(['legacy', 'modern'])('through the %s client', (era) => {
     it('lists them, checks results against the output schema, and passes a result _meta through', async () => {
       const mcp = await connectMcp(`${gateway.url}/mcp/`, bearer(KEY_A), era);
@@ -104,6 +162,29 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
       expect(JSON.stringify(broken.content)).toMatch(/does not match its output schema.*total/);
       const traced = await mcp.client.callTool({ name: 'traced', arguments: {} });
       expect(traced._meta).toEqual({ 'example.com/trace': 'abc-123' });
+      await mcp.close();
+    });
+
+    it("keeps the tool's own error text, a data member named content, and boolean property schemas", async () => {
+      const mcp = await connectMcp(`${gateway.url}/mcp/`, bearer(KEY_A), era);
+      // The SDK client validates the whole listing: one unlisted schema shape would fail it.
+      const { tools } = await mcp.client.listTools();
+      expect(tools.find((tool) => tool.name === 'loose_total')?.outputSchema).toEqual({
+        type: 'object',
+        properties: { total: { type: 'number' }, note: {} },
+      });
+      expect(await mcp.client.callTool({ name: 'loose_total', arguments: {} })).toMatchObject({
+        structuredContent: { total: 1, note: 'anything' },
+        isError: false,
+      });
+      expect(await mcp.client.callTool({ name: 'failed_total', arguments: {} })).toMatchObject({
+        content: [{ type: 'text', text: 'no such order' }],
+        isError: true,
+      });
+      expect(await mcp.client.callTool({ name: 'document', arguments: {} })).toMatchObject({
+        structuredContent: { total: 2, content: ['line 1', 'line 2'] },
+        isError: false,
+      });
       await mcp.close();
     });
   });

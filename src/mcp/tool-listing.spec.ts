@@ -60,4 +60,45 @@ describe('toMcpTool', () => {
       required: ['any'],
     });
   });
+
+  it("lists an HTTP tool's registered title, annotations, icons and output schema as given", () => {
+    const presentation = {
+      title: 'Order total',
+      annotations: { readOnlyHint: true, openWorldHint: false },
+      icons: [{ src: 'https://example.com/t.png', sizes: ['48x48'], theme: 'dark' as const }],
+      outputSchema: { type: 'object', properties: { total: { type: 'number' } } },
+    };
+    const tool = toMcpTool({
+      name: 'orders.total',
+      description: 'd',
+      parameters,
+      builtin: false,
+      presentation,
+    });
+    expect(tool).toEqual({
+      name: 'orders.total',
+      title: 'Order total',
+      description: 'd',
+      inputSchema: parameters,
+      outputSchema: presentation.outputSchema,
+      annotations: presentation.annotations,
+      icons: presentation.icons,
+    });
+  });
+
+  it('turns boolean property schemas of an output schema into objects too', () => {
+    const tool = toMcpTool({
+      name: 'x',
+      description: 'd',
+      parameters,
+      builtin: false,
+      presentation: {
+        outputSchema: { type: 'object', properties: { any: true, none: false } },
+      },
+    });
+    expect(tool.outputSchema).toEqual({
+      type: 'object',
+      properties: { any: {}, none: { not: {} } },
+    });
+  });
 });

@@ -2,18 +2,21 @@ import type { JSONValue, Tool } from '@modelcontextprotocol/server';
 import type { ToolContract } from '../tools/tool-catalog.service.js';
 
 /**
- * The contract's schema as MCP's `inputSchema`, whose `properties` must be objects: a boolean
- * subschema (valid JSON Schema) becomes its object equivalent, `true` → `{}`, `false` →
- * `{"not": {}}`, so a client's result validation does not throw away the whole list.
+ * An object schema as MCP's `inputSchema` or `outputSchema`, whose `properties` must be
+ * objects: a boolean subschema (valid JSON Schema) becomes its object equivalent, `true` → `{}`,
+ * `false` → `{"not": {}}`, so a client's result validation does not throw away the whole list.
  */
-function inputSchema(parameters: ToolContract['parameters']): Tool['inputSchema'] {
-  const { properties, ...rest } = parameters;
-  if (properties === undefined) return { ...rest, type: 'object' };
+function objectSchema(schema: { [key: string]: unknown }): Tool['inputSchema'] {
+  const { properties, ...rest } = schema;
+  if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) {
+    // Registration accepts only object schemas, whose `properties` is an object when present.
+    return { ...rest, type: 'object' };
+  }
   const objects: Record<string, JSONValue> = {};
-  for (const [name, schema] of Object.entries(properties)) {
+  for (const [name, property] of Object.entries(properties)) {
     // Schemas are stored JSON.
-    if (schema !== null && typeof schema === 'object') objects[name] = schema as JSONValue;
-    else objects[name] = schema === false ? { not: {} } : {};
+    if (property !== null && typeof property === 'object') objects[name] = property as JSONValue;
+    else objects[name] = property === false ? { not: {} } : {};
   }
   return { ...rest, type: 'object', properties: objects };
 }
@@ -33,8 +36,10 @@ export function toMcpTool(tool: ToolContract): Tool {
     name: tool.name,
     ...(title === undefined ? {} : { title }),
     description: tool.description,
-    inputSchema: inputSchema(tool.parameters),
-    ...(presentation?.outputSchema ? { outputSchema: presentation.outputSchema } : {}),
+    inputSchema: objectSchema(tool.parameters),
+    ...(presentation?.outputSchema
+      ? { outputSchema: objectSchema(presentation.outputSchema) }
+      : {}),
     ...(annotations ? { annotations } : {}),
     ...(presentation?.icons ? { icons: presentation.icons } : {}),
   };

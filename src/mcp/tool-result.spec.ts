@@ -52,4 +52,26 @@ describe('toCallToolResult', () => {
       { type: 'text', text: '{"content":[]}' },
     ]);
   });
+
+  it("passes an MCP-shaped answer's own _meta through, without the protocol's keys", () => {
+    const result = toCallToolResult(
+      {
+        content: [{ type: 'text', text: 'ok' }],
+        _meta: { 'example.com/trace': 'abc', 'io.modelcontextprotocol/related-task': 'x' },
+      },
+      false,
+    );
+    expect(result._meta).toEqual({ 'example.com/trace': 'abc' });
+    const onlyReserved = toCallToolResult(
+      { content: [{ type: 'text', text: 'ok' }], _meta: { 'dev.mcp/x': 1 } },
+      false,
+    );
+    expect(onlyReserved).not.toHaveProperty('_meta');
+  });
+
+  it('keeps a _meta member of a plain object answer inside it (only MCP-shaped answers carry one)', () => {
+    const result = toCallToolResult({ total: 3, _meta: { a: 1 } }, false);
+    expect(result).not.toHaveProperty('_meta');
+    expect(result.structuredContent).toEqual({ total: 3, _meta: { a: 1 } });
+  });
 });

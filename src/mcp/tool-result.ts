@@ -1,59 +1,32 @@
-import { type CallToolResult, type ContentBlock, isSpecType } from '@modelcontextprotocol/server';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { JsonValue } from '../platform/state/state-store.js';
-
-type JsonObject = { [key: string]: JsonValue };
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** The blocks of an answer shaped like an MCP tool result, or null when any is not MCP content. */
-function contentBlocks(result: JsonObject): ContentBlock[] | null {
-  const content = result.content;
-  if (!Array.isArray(content) || content.length === 0) return null;
-  const blocks: ContentBlock[] = [];
-  for (const item of content) {
-    if (!isSpecType.ContentBlock(item)) return null;
-    blocks.push(item);
-  }
-  return blocks;
-}
-
-/** Keys under this prefix belong to the protocol: a tool may not set them. */
-const RESERVED_META = 'io.modelcontextprotocol/';
-
-/** The tool's own result `_meta`, without the protocol's reserved keys; undefined if none. */
-function toolMeta(value: JsonValue | undefined): JsonObject | undefined {
-  if (!isObject(value)) return undefined;
-  const own = Object.entries(value).filter(([key]) => !key.startsWith(RESERVED_META));
-  return own.length > 0 ? Object.fromEntries(own) : undefined;
-}
+import { toolResultMeta } from '../tools/result-meta.js';
+import { isJsonObject, mcpContentBlocks, structuredResult } from '../tools/tool-answer.js';
 
 /**
  * A tool outcome as an MCP tool result. An HTTP tool may answer MCP content itself
  * (`{"content": [text | image | audio | resource | resource_link blocks…]}`, optionally with
- * `structuredContent`, `isError` and a result `_meta`): that passes through. Any other result
- * becomes one text block (a string as is, anything else as JSON), plus `structuredContent`
- * when it is an object.
+ * `structuredContent`, `isError` and a result `_meta`, see tools/result-meta.ts): that passes
+ * through. Any other result becomes one text block (a string as is, anything else as JSON),
+ * plus `structuredContent` when it is an object (tools/tool-answer.ts decides which is which,
+ * for the output-schema check too).
  */
 export function toCallToolResult(result: JsonValue, isError: boolean): CallToolResult {
-  if (isObject(result)) {
-    const blocks = contentBlocks(result);
-    if (blocks) {
-      const structured = result.structuredContent;
-      const meta = toolMeta(result._meta);
-      return {
-        content: blocks,
-        ...(isObject(structured) ? { structuredContent: structured } : {}),
-        isError: isError || result.isError === true,
-        ...(meta ? { _meta: meta } : {}),
-      };
-    }
+  const structured = structuredResult(result);
+  const blocks = mcpContentBlocks(result);
+  if (blocks && isJsonObject(result)) {
+    const meta = toolResultMeta(result._meta);
+    return {
+      content: blocks,
+      ...(structured ? { structuredContent: structured } : {}),
+      isError: isError || result.isError === true,
+      ...(meta ? { _meta: meta } : {}),
+    };
   }
   const text = typeof result === 'string' ? result : JSON.stringify(result);
   return {
     content: [{ type: 'text', text }],
-    ...(isObject(result) ? { structuredContent: result } : {}),
+    ...(structured ? { structuredContent: structured } : {}),
     isError,
   };
 }

@@ -113,6 +113,17 @@ describe('HttpToolInvoker', () => {
     });
   });
 
+  it('takes isError of an MCP-shaped answer as a tool error, and of plain data as data', async () => {
+    const failed = { content: [{ type: 'text', text: 'no such order' }], isError: true };
+    await expect(invoker.invoke(target('/ok'), failed)).resolves.toEqual({
+      result: failed,
+      isError: true,
+    });
+    await expect(invoker.invoke(target('/ok'), { isError: true })).resolves.toMatchObject({
+      isError: false,
+    });
+  });
+
   it('reads a streamed answer: progress and log events to the reporter, the result event as the answer', async () => {
     const progress: unknown[] = [];
     const logs: unknown[] = [];

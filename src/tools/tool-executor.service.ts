@@ -10,6 +10,7 @@ import { Tracing, markFailed } from '../platform/telemetry/tracing.service.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
+import { checkOutput } from './output-schema.check.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
 import { SchemaValidator } from './schema-validator.js';
 import { isToolName } from './tool.limits.js';
@@ -38,10 +39,6 @@ export interface ExecuteOptions {
   permissions?: readonly string[];
   /** Hears what a tool reports while it runs (progress, log messages), where it can. */
   reporter?: ToolReporter;
-}
-
-function isJsonObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
@@ -214,36 +211,19 @@ export class ToolExecutor {
     return this.checkOutput(answer, toolset, tool);
   }
 
-  /**
-   * A tool with an output schema promises its structured result (`structuredContent` of an MCP
-   * answer, else the answer itself) matches it: one that does not is a tool error naming why.
-   */
+  /** The answer checked against the tool's output schema, when it has one (output-schema.check.ts). */
   private checkOutput(
     answer: ToolResult,
     toolset: ResolvedToolset,
     tool: ToolContract,
   ): ToolResult {
     const schema = tool.presentation?.outputSchema;
-    if (schema === undefined || answer.isError) return answer;
-    const { result } = answer;
-    const structured =
-      isJsonObject(result) && Array.isArray(result.content) ? result.structuredContent : result;
+    if (schema === undefined) return answer;
     const validate = this.schemas.cached(
       JSON.stringify(['output', toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
       schema as JsonSchemaObject,
       this.compileBudget.account(toolset.tenantId),
     );
-    const errors = isJsonObject(structured)
-      ? validate(structured)
-      : [{ path: '', message: 'must be a JSON object' }];
-    if (errors.length === 0) return answer;
-    const summary = errors
-      .slice(0, DETAIL_ERRORS)
-      .map(({ path, message }) => (path ? `${path} ${message}` : message))
-      .join('; ');
-    return {
-      result: `tool "${tool.name}" answered a result that does not match its output schema: ${summary}`,
-      isError: true,
-    };
+    return checkOutput(answer, tool.name, validate);
   }
 }
