@@ -17,15 +17,18 @@ import { heapProbe } from './lib/mcp-heap.mjs';
 import { heapGrowth, heapReport, jsonSummary, throughputReport } from './lib/mcp-report.mjs';
 import {
   HTTP_TOOL,
+  UPSTREAM_ARGUMENTS,
+  UPSTREAM_TOOL,
   baselineRequest,
   modernRequest,
   registerHttpTool,
+  registerUpstream,
   restRequest,
   sessionRequest,
   statelessRequest,
 } from './lib/mcp-requests.mjs';
 import { expectToolResult, openSession } from './lib/mcp-session.mjs';
-import { startMcpBaseline, startMcpGateway } from './lib/mcp-targets.mjs';
+import { startEverything, startMcpBaseline, startMcpGateway } from './lib/mcp-targets.mjs';
 
 function setting(name, fallback) {
   const raw = process.env[name];
@@ -81,6 +84,12 @@ try {
     await registerHttpTool(base, toolEndpoint.base);
     return request(base, HTTP_TOOL);
   };
+  // The upstream MCP server, up for the whole run: measured directly, then through the gateway.
+  const everything = await startEverything();
+  const withUpstream = (request) => async (base) => {
+    await registerUpstream(base, `${everything.base}/mcp`);
+    return request(base, UPSTREAM_TOOL);
+  };
   const rows = [
     ...(await measureTarget(await startMcpBaseline(), [
       { name: 'baseline', route: 'POST /mcp/ (node:http)', request: baselineRequest },
@@ -98,6 +107,16 @@ try {
         route: 'POST /mcp/ (2026) → HTTP tool',
         request: withHttpTool(modernRequest),
       },
+      {
+        name: 'upstream stateless',
+        route: 'POST /mcp/ (2025) → upstream MCP',
+        request: withUpstream(statelessRequest),
+      },
+      {
+        name: 'upstream 2026-07-28',
+        route: 'POST /mcp/ (2026) → upstream MCP',
+        request: withUpstream(modernRequest),
+      },
       { name: 'rest', route: 'POST /v1/tools/default/echo', request: restRequest },
     ])),
     ...(await measureTarget(await startMcpGateway('stateful', tmpDir), [
@@ -105,6 +124,15 @@ try {
         name: 'mcp session',
         route: 'POST /mcp/ + Mcp-Session-Id (SSE answer)',
         request: async (base) => sessionRequest(base, await openSession(base)),
+      },
+    ])),
+    // Last: measuring a target stops it, and the gateway's upstream cases need it running.
+    ...(await measureTarget(everything, [
+      {
+        name: 'upstream direct',
+        route: 'server-everything echo, in a session',
+        request: async (base) =>
+          sessionRequest(base, await openSession(base), 'echo', UPSTREAM_ARGUMENTS),
       },
     ])),
   ];

@@ -18,12 +18,19 @@ export const MCP_HEADERS = {
   'x-tenant-id': TENANT,
 };
 
-export function toolCall(id, tool = 'echo') {
+/** The gateway's tools take `text`; server-everything's `echo` (federated or direct) a `message`. */
+export const UPSTREAM_ARGUMENTS = { message: 'hi' };
+
+function argumentsOf(tool) {
+  return tool === UPSTREAM_TOOL ? UPSTREAM_ARGUMENTS : { text: 'hi' };
+}
+
+export function toolCall(id, tool = 'echo', args = argumentsOf(tool)) {
   return JSON.stringify({
     jsonrpc: '2.0',
     id,
     method: 'tools/call',
-    params: { name: tool, arguments: { text: 'hi' } },
+    params: { name: tool, arguments: args },
   });
 }
 
@@ -37,7 +44,7 @@ function modernToolCall(tool) {
     method: 'tools/call',
     params: {
       name: tool,
-      arguments: { text: 'hi' },
+      arguments: argumentsOf(tool),
       _meta: {
         'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
         'io.modelcontextprotocol/clientInfo': { name: 'svc-bench', version: '1.0.0' },
@@ -99,16 +106,29 @@ export function statelessRequest(base, tool = 'echo') {
  * In one session: a fresh JSON-RPC id per request (ids must not repeat while in flight within a
  * session); the answer is an SSE stream, as the SDK sends it by default.
  */
-export function sessionRequest(base, sessionId) {
+export function sessionRequest(base, sessionId, tool = 'echo', args = argumentsOf(tool)) {
   let id = 1;
   const headers = { ...MCP_HEADERS, 'mcp-session-id': sessionId };
   return {
     url: `${base}/mcp/`,
     method: 'POST',
     headers,
-    body: toolCall(0),
-    setupRequest: (request) => ({ ...request, body: toolCall(id++) }),
+    body: toolCall(0, tool, args),
+    setupRequest: (request) => ({ ...request, body: toolCall(id++, tool, args) }),
   };
+}
+
+/** The upstream the bench federates: server-everything, registered in toolset `default`. */
+export const UPSTREAM = 'everything';
+export const UPSTREAM_TOOL = `${UPSTREAM}_echo`;
+
+export async function registerUpstream(base, upstreamUrl) {
+  const response = await fetch(`${base}/v1/toolsets/default/upstreams/${UPSTREAM}`, {
+    method: 'PUT',
+    headers: { ...AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ tenant_id: TENANT, url: upstreamUrl }),
+  });
+  if (!response.ok) throw new Error(`registering ${UPSTREAM} answered ${response.status}`);
 }
 
 /** The same tool call through REST, for scale. */

@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { MCP_API_KEY } from './mcp-requests.mjs';
+import { freePort, startNode, waitForAnswer } from './processes.mjs';
 import { startTarget } from './targets.mjs';
 
 /** The gateway's settings for both the child process and the in-process heap probe. */
@@ -31,4 +32,25 @@ export function startMcpGateway(mode, tmpDir) {
 export function startMcpBaseline() {
   const args = (port) => ['bench/lib/baseline-server.mjs', String(port)];
   return startTarget('baseline', args, { BASELINE_API_KEY: MCP_API_KEY });
+}
+
+/**
+ * The official MCP reference server (`@modelcontextprotocol/server-everything`, the v1 SDK with
+ * sessions) over Streamable HTTP: the upstream the gateway federates, and the direct baseline.
+ */
+export async function startEverything() {
+  const port = await freePort();
+  const entry = 'node_modules/@modelcontextprotocol/server-everything/dist/index.js';
+  const child = startNode('server-everything', [entry, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    cwd: process.cwd(),
+  });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForAnswer(child, `${base}/mcp`);
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+  return { child, base };
 }

@@ -83,6 +83,23 @@ function statusOf(url, headers) {
   });
 }
 
+/** Polls `url` until anything answers there (any status): for servers without a probe. */
+export async function waitForAnswer(child, url, { timeoutMs = 20_000 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const exit = child.exitInfo();
+    if (exit)
+      throw new Error(`${child.name} exited (${exit.code ?? exit.signal}): ${child.stderr()}`);
+    try {
+      await statusOf(url, {});
+      return;
+    } catch {
+      await sleep(100);
+    }
+  }
+  throw new Error(`${child.name} did not answer at ${url} within ${timeoutMs} ms`);
+}
+
 /** Polls `url` until it answers 200; fails early when the child exits. */
 export async function waitFor200(child, url, { headers = {}, timeoutMs = 20_000 } = {}) {
   const deadline = Date.now() + timeoutMs;

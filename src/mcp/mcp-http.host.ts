@@ -29,6 +29,25 @@ function header(req: McpRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * Whether a request could be of the 2026-07-28 era, for the price of a property lookup: the
+ * SDK's classifier routes a request there only on a claim, a modern `MCP-Protocol-Version`
+ * header or the `_meta` envelope's protocol version. Without either it is legacy for certain,
+ * and the classifier (which builds a web Request) is not asked.
+ */
+function mayBeModern(req: McpRequest, body: unknown): boolean {
+  const version = header(req, 'mcp-protocol-version');
+  if (version !== undefined && version >= '2026') return true;
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const meta = (message as { params?: { _meta?: Record<string, unknown> } } | null)?.params
+      ?._meta;
+    if (meta !== null && typeof meta === 'object' && PROTOCOL_VERSION_META in meta) return true;
+  }
+  return false;
+}
+
 /** A body-less copy of the request, enough for the SDK to tell the eras apart. */
 function probeOf(req: McpRequest): globalThis.Request {
   const headers = new Headers();
@@ -82,7 +101,7 @@ export class McpHttpHost {
     }
     const mcpRequest: McpHttpRequest = req;
     mcpRequest.auth = toAuthInfo(context);
-    if (!(await isLegacyRequest(probeOf(req), incoming.body))) {
+    if (mayBeModern(req, incoming.body) && !(await isLegacyRequest(probeOf(req), incoming.body))) {
       return this.modern.serve(mcpRequest, res, incoming.body, context);
     }
     await this.transports.post(mcpRequest, res, incoming, {
