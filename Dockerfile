@@ -19,8 +19,16 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY studio-ui ./studio-ui
+# State (sqlite) and the board live in /app/data: the only path the gateway writes besides /tmp,
+# so the root filesystem can be read-only (docker run --read-only, Kubernetes).
 RUN mkdir -p /app/data && chown node:node /app/data
-USER node
+VOLUME ["/app/data"]
+# The image's `node` user by number, so Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
 EXPOSE 8080
+# Liveness: /healthz answers while the process serves (never depends on the database). Node's
+# fetch, since the slim image has no curl. Readiness (/readyz) is the orchestrator's probe.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "dist/src/main.js"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8080"]

@@ -3,10 +3,13 @@
  * built-in `echo` over 2025 stateless POSTs, within one session, and over the 2026-07-28
  * revision; an HTTP tool (its endpoint the baseline server) over 2025 stateless and 2026-07-28;
  * all against the raw node:http baseline answering the same POST, plus the same call through
- * REST for scale. Then heap used across BENCH_MCP_CALLS calls in each mode. Standalone:
+ * REST for scale. Then heap used across BENCH_MCP_CALLS calls of `echo` in each mode, and across
+ * BENCH_MCP_TOOL_CALLS calls of the HTTP tool and of the upstream tool (2026-07-28; fewer, since
+ * each costs a second exchange and the upstream's own time). Standalone:
  *   npm run build && node bench/mcp.bench.mjs
  * Settings: BENCH_DURATION (5 s), BENCH_WARMUP (1 s), BENCH_CONNECTIONS (10),
- * BENCH_MCP_CALLS (100000), BENCH_MCP_STEP (20000).
+ * BENCH_MCP_CALLS (100000), BENCH_MCP_STEP (20000), BENCH_MCP_TOOL_CALLS (40000),
+ * BENCH_MCP_TOOL_STEP (10000).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -45,6 +48,8 @@ const options = {
   connections: Math.round(setting('BENCH_CONNECTIONS', 10)),
   heapCalls: Math.round(setting('BENCH_MCP_CALLS', 100_000)),
   heapStep: Math.round(setting('BENCH_MCP_STEP', 20_000)),
+  toolHeapCalls: Math.round(setting('BENCH_MCP_TOOL_CALLS', 40_000)),
+  toolHeapStep: Math.round(setting('BENCH_MCP_TOOL_STEP', 10_000)),
 };
 const load = {
   connections: options.connections,
@@ -151,14 +156,38 @@ try {
   }
   console.log(`${heapReport(heap, options)}\n`);
 
+  // The tools that reach out: an HTTP tool (the endpoint above) and an upstream MCP tool (a
+  // server-everything of its own: the measured one was stopped with its target).
+  const heapUpstream = await startEverything();
+  onCleanup(() => heapUpstream.child.stop());
+  const toolHeap = {};
+  const reaching = [
+    ['http tool', HTTP_TOOL, (base) => registerHttpTool(base, toolEndpoint.base)],
+    ['upstream', UPSTREAM_TOOL, (base) => registerUpstream(base, `${heapUpstream.base}/mcp`)],
+  ];
+  for (const [name, tool, prepare] of reaching) {
+    process.stderr.write(`bench: heap over ${options.toolHeapCalls} calls (${name})...\n`);
+    toolHeap[`${name} 2026-07-28`] = await heapProbe({
+      mode: 'modern',
+      tool,
+      prepare,
+      calls: options.toolHeapCalls,
+      step: options.toolHeapStep,
+      connections: options.connections,
+      tmpDir,
+    });
+  }
+  console.log(`${heapReport(toolHeap, options)}\n`);
+
   const throughput = Object.fromEntries(
     rows.map(({ name, route, result }) => [name, { route, ...result }]),
   );
+  const allHeap = { ...heap, ...toolHeap };
   const growth = Object.fromEntries(
-    Object.entries(heap).map(([mode, samples]) => [mode, heapGrowth(samples)]),
+    Object.entries(allHeap).map(([mode, samples]) => [mode, heapGrowth(samples)]),
   );
   console.log(
-    `--- bench summary (JSON) ---\n${jsonSummary(options, { throughput, heap, heapGrowth: growth })}`,
+    `--- bench summary (JSON) ---\n${jsonSummary(options, { throughput, heap: allHeap, heapGrowth: growth })}`,
   );
 } catch (error) {
   if (!isStopping())

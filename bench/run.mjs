@@ -23,6 +23,7 @@ import {
   streamReport,
   graphReport,
   tracingReport,
+  wiresReport,
   warnings,
 } from './lib/report.mjs';
 import { AGENT_RUN, INFO, TOOL_CALL, TOOL_RUN } from './lib/routes.mjs';
@@ -31,6 +32,7 @@ import { stateBench } from './state.bench.mjs';
 import { graphBench } from './graph.bench.mjs';
 import { streamBench } from './stream.bench.mjs';
 import { tracingBench } from './tracing.bench.mjs';
+import { wiresBench } from './wires.bench.mjs';
 
 /** The request each part measures against the node:http baseline. */
 const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN, durable: TOOL_RUN };
@@ -100,6 +102,12 @@ try {
     process.stderr.write('bench: graph runs (3-step pipeline vs plain run, sqlite)...\n');
     results.graph = await graphBench(options.http, tmpDir);
     console.log(`${graphReport(results.graph, options.http)}\n`);
+  }
+
+  if (only.has('wires')) {
+    process.stderr.write('bench: agent wires (REST, OpenAI-compatible, A2A; sqlite)...\n');
+    results.wires = await wiresBench(options.http, tmpDir);
+    console.log(`${wiresReport(results.wires, options.http)}\n`);
   }
 
   if (only.has('stream')) {

@@ -2,11 +2,16 @@
 // then its events as they happen (the same route as text/event-stream, read with fetch because
 // EventSource cannot send the Authorization header; a cut stream resumes with Last-Event-ID).
 // Text deltas are assembled into the answer; tool calls, steps and approvals get their rows;
-// Approve, Deny and Cancel post to the run's routes. Data reaches the page only as text.
+// Approve, Deny and Cancel post to the run's routes, shown only to a key that may use them. A run
+// the playground starts is read from the stream its POST answers. The view is made from the
+// page's <template id="run-view-template">, so the run page and the playground each have one.
+// Data reaches the page only as text.
+
+import { problemText, readJson } from './api.js';
+import { clip as clipTo, el, emptyRow } from './dom.js';
 
 const PAGE = 500;
 const RETRY_MAX_MS = 10_000;
-const CLIP = 160;
 const ACTIVE = new Set(['queued', 'running', 'paused']);
 const KNOWN = new Set([
   'queued',
@@ -18,24 +23,7 @@ const KNOWN = new Set([
   'cancelled',
 ]);
 
-const $ = (id) => document.getElementById(id);
-
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
-}
-
-function clip(value) {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-  return text.length > CLIP ? `${text.slice(0, CLIP - 1)}…` : text;
-}
-
-function problemText(status, body) {
-  const detail = body && typeof body === 'object' ? body.detail || body.title : undefined;
-  return `${status}${detail ? `: ${detail}` : ''}`;
-}
+const clip = (value) => clipTo(value, 160);
 
 /** One event in the history list, as a short line. */
 function describe(event) {
@@ -116,37 +104,21 @@ const sleep = (ms, signal) =>
   });
 
 /**
- * The view. `auth()` answers the headers that carry the key; `say(text, kind)` puts a line in
- * the page's message area.
+ * A view of one run inside `root`, made from the page's template; each part gets the id
+ * `${prefix}-${part}` (`run-status`, `play-answer`). `api` is the page's API (api.js);
+ * `access` what the key may do (access.js); `say(text, kind)` puts a line in the page's
+ * message area; `onEvent(event)` hears every event shown (the run page builds its timeline from
+ * them); `onClose()` is what the Close button does.
  */
-export function createRunView({ auth, say }) {
-  const section = $('run');
+export function createRunView({ root, prefix, api, access, say, onEvent, onClose }) {
+  root.append(document.getElementById('run-view-template').content.cloneNode(true));
+  const parts = {};
+  for (const node of root.querySelectorAll('[data-part]')) {
+    parts[node.dataset.part] = node;
+    node.id = `${prefix}-${node.dataset.part}`;
+  }
   /** What is shown: one run at a time. */
   let run = null;
-
-  function request(method, path, { body, accept = 'application/json', headers = {}, signal } = {}) {
-    return fetch(path, {
-      method,
-      headers: {
-        Accept: accept,
-        ...auth(),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-        ...headers,
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      cache: 'no-store',
-      credentials: 'omit',
-      signal,
-    });
-  }
-
-  async function json(response) {
-    try {
-      return await response.json();
-    } catch {
-      return null;
-    }
-  }
 
   function runPath(suffix = '') {
     const id = encodeURIComponent(run.id);
@@ -154,25 +126,34 @@ export function createRunView({ auth, say }) {
   }
 
   function live(text, kind = '') {
-    $('run-live').textContent = text;
-    $('run-live').className = `note ${kind}`;
+    parts.live.textContent = text;
+    parts.live.className = `note ${kind}`;
   }
 
   function renderHead() {
     const status = KNOWN.has(run.status) ? run.status : 'unknown';
-    $('run-status').textContent = run.status ?? '–';
-    $('run-status').className = `status status-${status}`;
-    section.dataset.status = status;
-    $('run-summary').textContent =
+    parts.status.textContent = run.status ?? '–';
+    parts.status.className = `status status-${status}`;
+    root.dataset.status = status;
+    parts.summary.textContent =
       run.turns === undefined ? '' : `turns ${run.turns} · tool calls ${run.toolCalls}`;
     const pending = run.status === 'paused' && run.pending ? run.pending : null;
-    $('run-pending').textContent = pending ? `${pending} waits for approval` : '';
-    for (const button of [$('run-approve'), $('run-deny')]) {
-      button.hidden = !pending;
+    parts.pending.textContent = pending ? `${pending} waits for approval` : '';
+    const mayDecide = access.can('approve:*');
+    const mayCancel = access.can('runs:write');
+    for (const button of [parts.approve, parts.deny]) {
+      button.hidden = !pending || !mayDecide;
       button.disabled = run.busy;
     }
-    $('run-cancel').hidden = !ACTIVE.has(run.status);
-    $('run-cancel').disabled = run.busy || run.cancelling;
+    parts.cancel.hidden = !ACTIVE.has(run.status) || !mayCancel;
+    parts.cancel.disabled = run.busy || run.cancelling;
+    // What this key could do here but may not, said once instead of offered and refused.
+    const cannot = [
+      pending && !mayDecide ? access.cannot('approve:*') : '',
+      ACTIVE.has(run.status) && !mayCancel ? access.cannot('runs:write') : '',
+    ].filter(Boolean);
+    parts.may.textContent = cannot.length ? `On this run, ${cannot.join('; ')}.` : '';
+    parts.may.hidden = cannot.length === 0;
   }
 
   function takeRun(record) {
@@ -209,21 +190,23 @@ export function createRunView({ auth, say }) {
 
   function appendText(d) {
     const key = `${d.step ?? ''}/${d.turn}`;
-    const answer = $('run-answer');
-    let part = answer.lastElementChild;
+    let part = parts.answer.lastElementChild;
     if (!part || part.dataset.key !== key) {
       part = el('span', undefined, 'turn');
       part.dataset.key = key;
       if (d.step !== undefined) part.append(el('span', `[${d.step}] `, 'step-name'));
-      answer.append(part);
+      parts.answer.append(part);
     }
     part.append(document.createTextNode(d.text));
     run.streamed += d.text;
   }
 
+  const TOOL_CELLS = ['name', 'step', 'turn', 'arguments', 'status', 'took'];
+
   function apply(event) {
     if (!run || typeof event?.id !== 'number' || event.id <= run.lastId) return;
     run.lastId = event.id;
+    onEvent?.(event);
     const d = event.data ?? {};
     switch (event.type) {
       case 'model.delta':
@@ -242,14 +225,7 @@ export function createRunView({ auth, say }) {
         run.toolCalls = d.tool_calls;
         break;
       case 'tool.started': {
-        const { tr, set } = rowFor($('run-tools'), `${d.step ?? ''}/${d.call_id}`, [
-          'name',
-          'step',
-          'turn',
-          'arguments',
-          'status',
-          'took',
-        ]);
+        const { tr, set } = rowFor(parts.tools, `${d.step ?? ''}/${d.call_id}`, TOOL_CELLS);
         set('name', d.name);
         set('step', d.step ?? '–');
         set('turn', d.turn, 'num');
@@ -260,14 +236,7 @@ export function createRunView({ auth, say }) {
         break;
       }
       case 'tool.finished': {
-        const { tr, set } = rowFor($('run-tools'), `${d.step ?? ''}/${d.call_id}`, [
-          'name',
-          'step',
-          'turn',
-          'arguments',
-          'status',
-          'took',
-        ]);
+        const { tr, set } = rowFor(parts.tools, `${d.step ?? ''}/${d.call_id}`, TOOL_CELLS);
         set('name', d.name);
         set('step', d.step ?? '–');
         set('turn', d.turn, 'num');
@@ -283,7 +252,7 @@ export function createRunView({ auth, say }) {
       }
       case 'step.started':
       case 'step.finished': {
-        const { tr, set } = rowFor($('run-steps'), d.step, ['step', 'kind', 'attempt', 'status']);
+        const { tr, set } = rowFor(parts.steps, d.step, ['step', 'kind', 'attempt', 'status']);
         set('step', d.step, 'id');
         if (event.type === 'step.started') {
           set('kind', d.kind ?? '–');
@@ -317,7 +286,7 @@ export function createRunView({ auth, say }) {
       el('span', event.type, 'type'),
       el('span', describe(event), 'what'),
     );
-    $('run-events').append(item);
+    parts.events.append(item);
     if (event.type === 'run.settled') settle();
     renderHead();
   }
@@ -328,8 +297,7 @@ export function createRunView({ auth, say }) {
     run.cancelling = false;
     const text = run.text ?? '';
     if (text && !run.streamed.endsWith(text)) {
-      const part = el('span', text, 'turn final');
-      $('run-answer').append(part);
+      parts.answer.append(el('span', text, 'turn final'));
     }
   }
 
@@ -337,10 +305,10 @@ export function createRunView({ auth, say }) {
   async function readHistory(current) {
     for (;;) {
       const query = `&after=${current.lastId}&limit=${PAGE}`;
-      const response = await request('GET', `${runPath('/events')}${query}`, {
+      const response = await api.request('GET', `${runPath('/events')}${query}`, {
         signal: current.stop.signal,
       });
-      const body = await json(response);
+      const body = await readJson(response);
       if (current !== run) return false;
       if (!response.ok) {
         live(`The gateway refused: ${problemText(response.status, body)}`, 'error');
@@ -352,20 +320,47 @@ export function createRunView({ auth, say }) {
     }
   }
 
+  /**
+   * Applies the events of an event-stream response while `current` is shown; answers why it
+   * stopped reading, or null when the run settled.
+   */
+  async function readStream(current, response) {
+    let reason = 'the stream ended';
+    live('Live: events appear as they happen.', 'ok');
+    for await (const sse of readEventStream(response.body, current.stop.signal)) {
+      if (current !== run) return null;
+      if (sse.type === 'error') {
+        reason = 'the stream failed';
+        break;
+      }
+      let event;
+      try {
+        event = JSON.parse(sse.data);
+      } catch {
+        continue;
+      }
+      const before = run.lastId;
+      apply(event);
+      if (run.lastId > before) current.attempt = 0;
+      if (run.settled) return null;
+    }
+    return reason;
+  }
+
   /** The live stream from the last event shown, resumed while the run is open. */
   async function follow(current) {
-    let attempt = 0;
+    current.attempt = 0;
     while (current === run && !run.settled) {
       let reason = 'the stream ended';
       try {
-        const response = await request('GET', runPath('/events'), {
+        const response = await api.request('GET', runPath('/events'), {
           accept: 'text/event-stream',
           headers: current.lastId > 0 ? { 'Last-Event-ID': String(current.lastId) } : {},
           signal: current.stop.signal,
         });
         const type = response.headers.get('content-type') ?? '';
         if (!type.startsWith('text/event-stream')) {
-          const body = await json(response);
+          const body = await readJson(response);
           // A refusal does not get better by asking again; an unavailable gateway may.
           if (response.status < 500) {
             live(`The gateway refused: ${problemText(response.status, body)}`, 'error');
@@ -373,24 +368,7 @@ export function createRunView({ auth, say }) {
           }
           reason = problemText(response.status, body);
         } else {
-          live('Live: events appear as they happen.', 'ok');
-          for await (const sse of readEventStream(response.body, current.stop.signal)) {
-            if (current !== run) return;
-            if (sse.type === 'error') {
-              reason = 'the stream failed';
-              break;
-            }
-            let event;
-            try {
-              event = JSON.parse(sse.data);
-            } catch {
-              continue;
-            }
-            const before = run.lastId;
-            apply(event);
-            if (run.lastId > before) attempt = 0;
-            if (run.settled) break;
-          }
+          reason = (await readStream(current, response)) ?? reason;
         }
       } catch {
         if (current !== run) return;
@@ -398,9 +376,12 @@ export function createRunView({ auth, say }) {
       }
       if (current !== run || run.settled) break;
       if (await settledWithoutEvent(current)) break;
-      attempt += 1;
-      const wait = Math.min(1000 * 2 ** (attempt - 1), RETRY_MAX_MS);
-      live(`${reason}; reconnecting after event ${run.lastId} (attempt ${attempt})…`, 'error');
+      current.attempt += 1;
+      const wait = Math.min(1000 * 2 ** (current.attempt - 1), RETRY_MAX_MS);
+      live(
+        `${reason}; reconnecting after event ${run.lastId} (attempt ${current.attempt})…`,
+        'error',
+      );
       await sleep(wait, current.stop.signal);
     }
     if (current === run && run.settled) live(`Settled: ${run.status}. The whole history is shown.`);
@@ -412,8 +393,8 @@ export function createRunView({ auth, say }) {
    */
   async function settledWithoutEvent(current) {
     try {
-      const response = await request('GET', runPath(), { signal: current.stop.signal });
-      const body = await json(response);
+      const response = await api.request('GET', runPath(), { signal: current.stop.signal });
+      const body = await readJson(response);
       if (current !== run || !response.ok || ACTIVE.has(body?.status)) return false;
       takeRun(body);
       settle();
@@ -424,8 +405,19 @@ export function createRunView({ auth, say }) {
     }
   }
 
-  async function show(current) {
+  /** The history (or the stream a POST answered, from the run's first event), then live. */
+  async function show(current, stream) {
     try {
+      if (stream) {
+        try {
+          await readStream(current, stream);
+        } catch {
+          // Cut: the log has the rest, from the last event shown.
+        }
+        if (current === run && !run.settled) await follow(current);
+        else if (current === run) live(`Settled: ${run.status}. The whole history is shown.`);
+        return;
+      }
       live('Loading the history…');
       if (await readHistory(current)) await follow(current);
       else if (current === run && run.settled) {
@@ -443,16 +435,16 @@ export function createRunView({ auth, say }) {
     renderHead();
     say(`${action === 'approve' ? 'Approving' : 'Denying'} ${node} of run ${run.id}…`);
     try {
-      const response = await request('POST', `/v1/runs/${encodeURIComponent(run.id)}/${action}`, {
-        body: { tenant_id: run.tenant, node_id: node },
+      const answer = await api.call('POST', `/v1/runs/${encodeURIComponent(run.id)}/${action}`, {
+        tenant_id: run.tenant,
+        node_id: node,
       });
-      const body = await json(response);
-      if (response.ok) {
+      if (answer.ok) {
         const verb = action === 'approve' ? 'approved' : 'denied';
-        say(`Run ${current.id}: ${node} ${verb}; the run is ${body?.status}.`, 'ok');
+        say(`Run ${current.id}: ${node} ${verb}; the run is ${answer.body?.status}.`, 'ok');
       } else {
         say(
-          `Could not ${action} run ${current.id}: ${problemText(response.status, body)}`,
+          `Could not ${action} run ${current.id}: ${problemText(answer.status, answer.body)}`,
           'error',
         );
       }
@@ -470,18 +462,18 @@ export function createRunView({ auth, say }) {
     renderHead();
     say(`Cancelling run ${run.id}…`);
     try {
-      const response = await request('POST', `/v1/runs/${encodeURIComponent(run.id)}/cancel`, {
-        body: { tenant_id: run.tenant },
+      const answer = await api.call('POST', `/v1/runs/${encodeURIComponent(run.id)}/cancel`, {
+        tenant_id: run.tenant,
       });
-      const body = await json(response);
-      if (response.status === 200) say(`Run ${current.id} is cancelled.`, 'ok');
-      else if (response.status === 202) {
+      const problem = problemText(answer.status, answer.body);
+      if (answer.status === 200) say(`Run ${current.id} is cancelled.`, 'ok');
+      else if (answer.status === 202) {
         current.cancelling = true;
         say(`Run ${current.id} is being cancelled.`, 'ok');
-      } else if (response.status === 409) {
-        say(`Run ${current.id} already ended: ${problemText(response.status, body)}`, 'error');
+      } else if (answer.status === 409) {
+        say(`Run ${current.id} already ended: ${problem}`, 'error');
       } else {
-        say(`Could not cancel run ${current.id}: ${problemText(response.status, body)}`, 'error');
+        say(`Could not cancel run ${current.id}: ${problem}`, 'error');
       }
     } catch {
       say(`Could not cancel run ${current.id}: the gateway does not answer.`, 'error');
@@ -494,17 +486,21 @@ export function createRunView({ auth, say }) {
   function close() {
     run?.stop.abort();
     run = null;
-    section.hidden = true;
   }
 
-  /** Shows run `id` of tenant `tenant`: its history, then its events live until it settles. */
-  function open(id, tenant) {
+  /**
+   * Shows run `id` of tenant `tenant`: its history, then its events live until it settles.
+   * With `stream` (the event-stream response of the POST that started it) the events are read
+   * from there first.
+   */
+  function open(id, tenant, { stream } = {}) {
     close();
     run = {
       id,
       tenant,
       stop: new AbortController(),
       lastId: 0,
+      attempt: 0,
       status: undefined,
       pending: null,
       streamed: '',
@@ -512,29 +508,22 @@ export function createRunView({ auth, say }) {
       busy: false,
       cancelling: false,
     };
-    section.dataset.runId = id;
-    $('run-id').textContent = id;
-    $('run-answer').replaceChildren();
-    $('run-events').replaceChildren();
-    for (const [body, span, text] of [
-      [$('run-tools'), 6, 'No tool calls yet.'],
-      [$('run-steps'), 4, 'No steps (a plain run, or none started yet).'],
-    ]) {
-      const td = el('td', text, 'empty');
-      td.colSpan = span;
-      const tr = el('tr');
-      tr.append(td);
-      body.replaceChildren(tr);
-    }
+    root.dataset.runId = id;
+    parts.id.textContent = id;
+    parts.answer.replaceChildren();
+    parts.events.replaceChildren();
+    parts.tools.replaceChildren(emptyRow(6, 'No tool calls yet.'));
+    parts.steps.replaceChildren(emptyRow(4, 'No steps (a plain run, or none started yet).'));
     renderHead();
-    section.hidden = false;
-    section.scrollIntoView({ block: 'start' });
-    void show(run);
+    void show(run, stream);
   }
 
-  $('run-approve').addEventListener('click', () => void decide('approve'));
-  $('run-deny').addEventListener('click', () => void decide('deny'));
-  $('run-cancel').addEventListener('click', () => void cancel());
-  $('run-close').addEventListener('click', close);
+  parts.approve.addEventListener('click', () => void decide('approve'));
+  parts.deny.addEventListener('click', () => void decide('deny'));
+  parts.cancel.addEventListener('click', () => void cancel());
+  parts.close.addEventListener('click', () => {
+    close();
+    onClose?.();
+  });
   return { open, close };
 }

@@ -1,312 +1,144 @@
-// The studio page: reads /v1/studio (and /v1/board) with the key the user enters, every two
-// seconds, and sends approve/deny for paused runs; a run opened from the loops (or by id) is
-// shown live by run-view.js. Data only ever reaches the page as text (textContent), never as
-// markup; the page's Content-Security-Policy allows no inline script.
+// The studio page: asks for an API key and a tenant, asks the gateway once what the key may do
+// (GET /v1/whoami), then shows one view by the address's fragment: the dashboard (#/), a run's
+// page (#/runs/{id}?tenant=…), the agents (#/agents[/{name}]) and the playground
+// (#/playground). Views ask only for what the key may read and say what it may not. Data only
+// ever reaches the page as text; the page's Content-Security-Policy allows no inline script.
 
-import { createRunView } from './run-view.js';
+import { createAccess } from './access.js';
+import { createAgentsPage } from './agents-page.js';
+import { createApi, problemText } from './api.js';
+import { createDashboard, runHash } from './dashboard.js';
+import { $ } from './dom.js';
+import { createPlayground } from './playground.js';
+import { createRunPage } from './run-page.js';
 
-const REFRESH_MS = 2000;
-const LIMIT = 50;
 const STORAGE = { key: 'svc-studio.key', tenant: 'svc-studio.tenant' };
-const STATUSES = new Set([
-  'queued',
-  'running',
-  'paused',
-  'completed',
-  'failed',
-  'denied',
-  'cancelled',
-]);
+const RETRY_MS = 3000;
 
-const $ = (id) => document.getElementById(id);
 const form = $('connect');
 const keyInput = $('key');
 const tenantInput = $('tenant');
-const statusLine = $('status');
-const messageLine = $('message');
 
 /** What the user chose; kept for the browser tab's life (sessionStorage), never sent elsewhere. */
 const settings = { key: '', tenant: '' };
-let timer;
-/** Bumped on every new choice, so an answer to an old choice is never shown. */
+/** Bumped on every new choice, so an answer to an old one is never acted on. */
 let generation = 0;
-/** What each part shows now, to leave the DOM alone (and buttons clickable) when nothing changed. */
-const shown = { counts: '', loops: '', sessions: '', board: '' };
-/** Runs with a decision on the way: their buttons stay disabled across refreshes. */
-const deciding = new Set();
-/** The loops last shown, to redraw their buttons when a decision starts. */
-let lastLoops = [];
+let retry;
 
-function el(tag, text, className) {
-  const node = document.createElement(tag);
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  if (className) node.className = className;
-  return node;
+function status(text, kind = '') {
+  $('status').textContent = text;
+  $('status').className = kind;
 }
 
-function row(cells) {
-  const tr = document.createElement('tr');
-  for (const cell of cells) tr.append(cell instanceof Node ? cell : el('td', cell));
-  return tr;
+function say(text, kind = 'info') {
+  const line = $('message');
+  line.hidden = !text;
+  line.textContent = text;
+  line.className = kind;
 }
 
-function num(value) {
-  return el('td', value, 'num');
-}
+const go = (hash) => {
+  location.hash = hash;
+};
 
-function clipped(value, max = 80) {
-  const text = String(value ?? '');
-  const td = el('td', text.length > max ? `${text.slice(0, max - 1)}…` : text, 'text');
-  td.title = text;
-  return td;
-}
+const api = createApi(() => settings.key);
+const access = createAccess(api);
+const views = {
+  dashboard: createDashboard({ api, access, settings, status, say }),
+  run: createRunPage({ api, access, say, go }),
+  agents: createAgentsPage({ api, access, settings }),
+  playground: createPlayground({ api, access, settings, say }),
+};
 
-function time(iso) {
-  if (!iso) return '–';
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString();
-}
-
-function took(loop) {
-  if (!loop.ended_at) return '–';
-  const ms = Date.parse(loop.ended_at) - Date.parse(loop.started_at);
-  return Number.isFinite(ms) ? `${(ms / 1000).toFixed(1)} s` : '–';
-}
-
-function showMessage(text, kind = 'info') {
-  messageLine.hidden = !text;
-  messageLine.textContent = text;
-  messageLine.className = kind;
-}
-
-const runView = createRunView({
-  auth: () => (settings.key ? { Authorization: `Bearer ${settings.key}` } : {}),
-  say: showMessage,
-});
-
-/** A problem+json body (or anything else) as one line. */
-function problemText(status, body) {
-  const detail = body && typeof body === 'object' ? body.detail || body.title : undefined;
-  return `${status}${detail ? `: ${detail}` : ''}`;
-}
-
-async function api(method, path, body) {
-  const headers = { Accept: 'application/json' };
-  if (settings.key) headers.Authorization = `Bearer ${settings.key}`;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    cache: 'no-store',
-    credentials: 'omit',
-  });
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    // not JSON: reported by status below
+/** The view and its parameters the fragment names; anything unknown is the dashboard. */
+function route() {
+  const [path, search = ''] = location.hash.replace(/^#/, '').split('?');
+  const params = new URLSearchParams(search);
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'runs' && parts[1]) {
+    return {
+      view: 'run',
+      params: { id: parts[1], tenant: params.get('tenant') || settings.tenant },
+    };
   }
-  return { ok: response.ok, status: response.status, body: data };
-}
-
-function replace(target, name, data, build) {
-  const fingerprint = JSON.stringify(data);
-  if (shown[name] === fingerprint) return;
-  shown[name] = fingerprint;
-  target.replaceChildren(...build(data));
-}
-
-function renderCounts(counts) {
-  replace($('counts'), 'counts', counts, (data) =>
-    Object.entries(data).flatMap(([name, value]) => {
-      const item = el('div', undefined, 'count');
-      item.dataset.count = name;
-      item.append(el('dt', name.replace(/_/g, ' ')), el('dd', value));
-      return [item];
-    }),
-  );
-}
-
-function decisionCell(loop) {
-  const td = el('td', undefined, 'decision');
-  if (loop.status !== 'paused' || !loop.pending_node) return td;
-  td.append(el('span', `${loop.pending_node} `, 'node'));
-  for (const [action, label] of [
-    ['approve', 'Approve'],
-    ['deny', 'Deny'],
-  ]) {
-    const button = el('button', label, action);
-    button.type = 'button';
-    button.dataset.action = action;
-    button.disabled = deciding.has(loop.run_id);
-    button.addEventListener('click', () => void decide(loop, action));
-    td.append(button);
+  if (parts[0] === 'agents') return { view: 'agents', params: { name: parts[1] } };
+  if (parts[0] === 'playground') {
+    return { view: 'playground', params: { agent: params.get('agent') || undefined } };
   }
-  return td;
+  return { view: 'dashboard', params: {} };
 }
 
-/** The run id, as the button that opens the run's live view. */
-function runCell(loop) {
-  const td = el('td', undefined, 'id');
-  const button = el('button', loop.run_id, 'link');
-  button.type = 'button';
-  button.dataset.action = 'open';
-  button.title = 'Show this run live, with its events';
-  button.addEventListener('click', () => runView.open(loop.run_id, loop.tenant_id));
-  td.append(button);
-  return td;
+let current = null;
+
+function render() {
+  const { view, params } = route();
+  for (const link of document.querySelectorAll('nav a[data-route]')) {
+    if (link.dataset.route === view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  if (!access.known) return;
+  if (current && current !== view) views[current].hide();
+  current = view;
+  if (view === 'run' && !params.tenant) {
+    say('Choose a tenant (then Show) to open a run by its id.', 'error');
+    return;
+  }
+  views[view].show(params);
 }
 
-function renderLoops(loops) {
-  lastLoops = loops;
-  // The decision buttons depend on what is in flight too.
-  const key = { loops, deciding: [...deciding] };
-  replace($('loops-body'), 'loops', key, () => {
-    if (loops.length === 0) return [row([emptyCell(10, 'No loops recorded yet.')])];
-    return loops.map((loop) => {
-      const status = STATUSES.has(loop.status) ? loop.status : 'unknown';
-      const tr = row([
-        el('td', loop.status, `status status-${status}`),
-        runCell(loop),
-        el('td', loop.tenant_id),
-        el('td', loop.agent),
-        num(loop.turns),
-        num(loop.tool_calls),
-        el('td', loop.finish_reason ?? '–'),
-        el('td', time(loop.started_at)),
-        el('td', took(loop)),
-        decisionCell(loop),
-      ]);
-      tr.dataset.runId = loop.run_id;
-      tr.dataset.status = status;
-      if (loop.error) tr.title = loop.error;
-      return tr;
-    });
-  });
+function hideAll() {
+  for (const view of Object.values(views)) view.hide();
+  current = null;
 }
 
-function renderSessions(sessions) {
-  replace($('sessions-body'), 'sessions', sessions, () => {
-    if (sessions.length === 0) return [row([emptyCell(8, 'No sessions recorded yet.')])];
-    return sessions.map((session) => {
-      const tr = row([
-        el('td', session.id, 'id'),
-        el('td', session.tenant_id),
-        el('td', session.agent),
-        clipped(session.prompt),
-        clipped(session.text),
-        el('td', session.finish_reason),
-        num(session.turns),
-        num(session.tool_calls),
-      ]);
-      tr.dataset.sessionId = session.id;
-      return tr;
-    });
-  });
-}
-
-function emptyCell(span, text) {
-  const td = el('td', text, 'empty');
-  td.colSpan = span;
-  return td;
-}
-
-function renderBoard(board, note) {
-  $('board-note').textContent = note;
-  replace($('board'), 'board', board, () =>
-    (board?.columns ?? []).map((column) => {
-      const box = el('div', undefined, 'column');
-      box.dataset.column = column.name;
-      box.append(el('h3', `${column.name} (${column.cards.length})`));
-      const list = el('ul');
-      for (const card of column.cards) {
-        const item = el('li', card.title, 'card');
-        if (card.assignee) item.append(el('span', card.assignee, 'assignee'));
-        list.append(item);
-      }
-      box.append(list);
-      return box;
-    }),
-  );
-}
-
-async function loadBoard() {
-  if (!settings.tenant) return renderBoard(null, 'Choose a tenant to see its board.');
-  const answer = await api('GET', `/v1/board?tenant_id=${encodeURIComponent(settings.tenant)}`);
-  if (answer.ok) return renderBoard(answer.body, '');
-  renderBoard(null, `The board cannot be shown (${problemText(answer.status, answer.body)}).`);
-}
-
-async function refresh(round) {
-  const query = new URLSearchParams({ limit: String(LIMIT) });
-  if (settings.tenant) query.set('tenant_id', settings.tenant);
-  let stop = false;
+/** Asks what the key may do, then shows the view; retried while the gateway does not answer. */
+async function connect(round) {
+  status('Asking the gateway what this key may do…');
+  let answer;
   try {
-    const answer = await api('GET', `/v1/studio?${query}`);
-    if (round !== generation) return;
-    if (!answer.ok) {
-      // A refused key or tenant does not get better by asking again.
-      stop = answer.status === 401 || answer.status === 403;
-      statusLine.textContent = `The gateway refused: ${problemText(answer.status, answer.body)}`;
-      statusLine.className = 'error';
-      return;
-    }
-    renderCounts(answer.body.counts);
-    renderLoops(answer.body.loops);
-    renderSessions(answer.body.sessions);
-    await loadBoard();
-    if (round !== generation) return;
-    const who = settings.tenant ? `tenant ${settings.tenant}` : 'every tenant the key sees';
-    statusLine.textContent = `Showing ${who} · updated ${new Date().toLocaleTimeString()}`;
-    statusLine.className = 'ok';
+    answer = await access.load();
   } catch {
     if (round !== generation) return;
-    statusLine.textContent = 'The gateway does not answer; trying again.';
-    statusLine.className = 'error';
-  } finally {
-    if (round === generation && !stop) timer = setTimeout(() => void refresh(round), REFRESH_MS);
+    status('The gateway does not answer; trying again.', 'error');
+    retry = setTimeout(() => void connect(round), RETRY_MS);
+    return;
   }
+  if (round !== generation) return;
+  if (!access.known && (answer.status === 429 || answer.status >= 500)) {
+    status(
+      `The gateway cannot answer now (${problemText(answer.status, answer.body)}); trying again.`,
+      'error',
+    );
+    retry = setTimeout(() => void connect(round), RETRY_MS);
+    return;
+  }
+  if (!access.known) {
+    // A refused key does not get better by asking again.
+    status(`The gateway refused the key: ${problemText(answer.status, answer.body)}`, 'error');
+    $('whoami').textContent = '';
+    return;
+  }
+  $('whoami').textContent = access.describe();
+  const bound = access.tenant;
+  if (bound && !settings.tenant) {
+    settings.tenant = bound;
+    tenantInput.value = bound;
+    sessionStorage.setItem(STORAGE.tenant, bound);
+  }
+  if (bound && settings.tenant !== bound) {
+    status(`This key may only act for tenant ${bound}: choose it, then Show.`, 'error');
+    return;
+  }
+  status('');
+  render();
 }
 
 function start() {
-  clearTimeout(timer);
+  clearTimeout(retry);
   generation += 1;
-  for (const name of Object.keys(shown)) shown[name] = '';
-  statusLine.textContent = 'Loading…';
-  statusLine.className = '';
-  void refresh(generation);
-}
-
-async function decide(loop, action) {
-  deciding.add(loop.run_id);
-  renderLoops(lastLoops);
-  showMessage(
-    `${action === 'approve' ? 'Approving' : 'Denying'} ${loop.pending_node} of run ${loop.run_id}…`,
-  );
-  try {
-    const answer = await api('POST', `/v1/runs/${encodeURIComponent(loop.run_id)}/${action}`, {
-      tenant_id: loop.tenant_id,
-      node_id: loop.pending_node,
-    });
-    if (answer.ok) {
-      const verb = action === 'approve' ? 'approved' : 'denied';
-      showMessage(
-        `Run ${loop.run_id}: ${loop.pending_node} ${verb}; the run is ${answer.body.status}.`,
-        'ok',
-      );
-    } else {
-      showMessage(
-        `Could not ${action} run ${loop.run_id}: ${problemText(answer.status, answer.body)}`,
-        'error',
-      );
-    }
-  } catch {
-    showMessage(`Could not ${action} run ${loop.run_id}: the gateway does not answer.`, 'error');
-  } finally {
-    deciding.delete(loop.run_id);
-    start();
-  }
+  hideAll();
+  access.forget();
+  void connect(generation);
 }
 
 form.addEventListener('submit', (event) => {
@@ -315,8 +147,7 @@ form.addEventListener('submit', (event) => {
   settings.tenant = tenantInput.value.trim();
   sessionStorage.setItem(STORAGE.key, settings.key);
   sessionStorage.setItem(STORAGE.tenant, settings.tenant);
-  showMessage('');
-  runView.close();
+  say('');
   start();
 });
 
@@ -325,24 +156,28 @@ $('open-run').addEventListener('submit', (event) => {
   const runId = $('run-input').value.trim();
   if (!runId) return;
   if (!settings.tenant) {
-    showMessage('Choose a tenant (then Show) to open a run by its id.', 'error');
+    say('Choose a tenant (then Show) to open a run by its id.', 'error');
     return;
   }
-  showMessage('');
-  runView.open(runId, settings.tenant);
+  say('');
+  go(runHash(runId, settings.tenant));
 });
 
 $('forget').addEventListener('click', () => {
-  runView.close();
   sessionStorage.removeItem(STORAGE.key);
   keyInput.value = '';
   settings.key = '';
-  clearTimeout(timer);
+  clearTimeout(retry);
   generation += 1;
-  statusLine.textContent = 'Key forgotten. Enter a key, then Show.';
-  statusLine.className = '';
+  hideAll();
+  access.forget();
+  $('whoami').textContent = '';
+  status('Key forgotten. Enter a key, then Show.');
 });
+
+window.addEventListener('hashchange', render);
 
 keyInput.value = sessionStorage.getItem(STORAGE.key) ?? '';
 tenantInput.value = sessionStorage.getItem(STORAGE.tenant) ?? '';
 if (keyInput.value || tenantInput.value) form.requestSubmit();
+else render();

@@ -48,5 +48,14 @@ describe('one run id on two replicas sharing PostgreSQL', () => {
       }
       expect(model.requests).toHaveLength(1);
     }
+    // Each run counted once in the tenant's usage, with its one model call (10 + 5 tokens).
+    const usage = await request(replicas[1].url).get('/v1/usage?tenant_id=acme').expect(200);
+    expect(usage.body.totals).toEqual({
+      prompt_tokens: 50,
+      completion_tokens: 25,
+      total_tokens: 75,
+      calls: 5,
+      runs: 5,
+    });
   });
 });

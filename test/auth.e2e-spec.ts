@@ -5,6 +5,7 @@ import { mountedRoutes, startGateway } from './support/gateway.js';
 import { gatewayForSuite } from './support/suite.js';
 import { StandInController } from './support/stand-in.controller.js';
 import { sha256Hex, writeKeysFile } from './support/keys-file.js';
+import { STUDIO_FILES } from '../src/studio/studio-page.assets.js';
 
 const ROOT_KEY = 'root-key-for-auth-tests';
 const KEYS = {
@@ -21,11 +22,18 @@ const PUBLIC_PATHS = [
   '/health',
   '/mcp/health',
   '/v1/messaging/webhook/health',
-  '/studio',
-  '/studio/studio.js',
-  '/studio/run-view.js',
-  '/studio/studio.css',
-  '/studio/favicon.svg',
+  // The studio page and every file of it.
+  ...Object.keys(STUDIO_FILES),
+  // The gateway's A2A card: where its agents are, naming no tenant or tool.
+  '/.well-known/agent-card.json',
+  // The API description, its page and the landing page: the routes, no data (docs/decisions.md).
+  '/',
+  '/openapi.json',
+  '/docs',
+  '/docs/docs.js',
+  '/docs/swagger-ui.css',
+  '/docs/swagger-ui-bundle.js',
+  '/docs/favicon-32x32.png',
 ];
 
 function keysFile(): string {
@@ -71,6 +79,16 @@ describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
           expect(res.body).toMatchObject({
             jsonrpc: '2.0',
             error: { code: -32000, data: problem },
+          });
+        } else if (method === 'POST' && /^\/a2a\/[^/]+$/.test(path)) {
+          // A2A's JSON-RPC binding answers a JSON-RPC error with the refusal's status.
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.body).toMatchObject({ jsonrpc: '2.0', error: { code: -31401 } });
+        } else if (/^\/v1\/(chat\/completions|models)/.test(path)) {
+          // The OpenAI-compatible wire answers OpenAI's error object, as its SDKs read it.
+          expect(res.headers['content-type']).toMatch(/^application\/json/);
+          expect(res.body).toMatchObject({
+            error: { type: 'authentication_error', code: 'unauthorized' },
           });
         } else {
           expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -168,8 +186,16 @@ describe.each(BACKENDS)('authentication and authorization (%s)', (backend) => {
       }),
     );
     expect(JSON.stringify(res.body)).not.toContain('wrong-key-for-audit');
-    // A tenant-bound key with audit:read would see only its tenant; the operator role has none.
-    await request(gateway.url).get('/v1/audit').set(as(KEYS.acmeOperator)).expect(403);
+    // The operator role reads the audit trail, of its own tenant only when bound to one: not
+    // the failures of no tenant, and naming another tenant is refused.
+    const own = await request(gateway.url).get('/v1/audit').set(as(KEYS.acmeOperator)).expect(200);
+    const events = (own.body as { events: Array<{ tenantId?: string }> }).events;
+    expect(events.length).toBeGreaterThan(0);
+    expect(events.filter((event) => event.tenantId !== 'acme')).toEqual([]);
+    await request(gateway.url)
+      .get('/v1/audit?tenant_id=beta')
+      .set(as(KEYS.acmeOperator))
+      .expect(403);
   });
 
   it('applies roles defined in the keys file', async () => {

@@ -63,8 +63,15 @@ function expectProblem(res: request.Response, status: number, slug: string): voi
   expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
 }
 
-describe.each(BACKENDS)('Kanban board (%s state backend)', (backend) => {
-  const gateway = gatewayForSuite(backend, () => ({ ...ENV, SVC_BOARD_DB: tempBoardDb() }));
+/**
+ * The board where each backend puts it by default: a sqlite file of its own beside sqlite state;
+ * the state database itself on PostgreSQL (an empty SVC_BOARD_DB is unset: the default).
+ */
+describe.each(BACKENDS)('Kanban board (%s)', (backend) => {
+  const gateway = gatewayForSuite(backend, () => ({
+    ...ENV,
+    SVC_BOARD_DB: backend === 'postgres' ? '' : tempBoardDb(),
+  }));
   const http = () => request(gateway.url);
   const board = async (tenant = 'a', key = KEY_A): Promise<Board> =>
     (await http().get(`/v1/board?tenant_id=${tenant}`).set(as(key)).expect(200)).body as Board;
@@ -143,7 +150,7 @@ describe.each(BACKENDS)('Kanban board (%s state backend)', (backend) => {
       'card-not-found',
     );
 
-    const audit = gateway.app.get(AuditSink).list({ tenantId: 'a', kind: 'board.changed' });
+    const audit = await gateway.app.get(AuditSink).list({ tenantId: 'a', kind: 'board.changed' });
     expect(audit[0]).toMatchObject({
       actor: 'a-ops',
       details: { action: 'deleted', card: card.id },
@@ -222,9 +229,12 @@ describe.each(BACKENDS)('Kanban board (%s state backend)', (backend) => {
     expect((await board()).columns[0].cards.map((c) => c.id)).toContain(card.id);
   });
 
-  it('needs board:read to read and board:write to change', async () => {
+  it('needs board:read to read (viewers have it) and board:write to change', async () => {
     const card = (await create({ title: 'Guarded' }).expect(201)).body as Card;
-    await http().get('/v1/board?tenant_id=a').set(as(KEY_A_VIEWER)).expect(403);
+    // The viewer role reads the board (its tenant's) and changes nothing.
+    await http().get('/v1/board?tenant_id=a').set(as(KEY_A_VIEWER)).expect(200);
+    await http().get('/v1/board?tenant_id=b').set(as(KEY_A_VIEWER)).expect(403);
+    expect((await move(card.id, { column: 'done' }, KEY_A_VIEWER)).status).toBe(403);
     await http().get('/v1/board?tenant_id=a').set(as(KEY_A_READER)).expect(200);
     expect((await create({ title: 'no' }, KEY_A_VIEWER)).status).toBe(403);
     expect((await create({ title: 'no' }, KEY_A_READER)).status).toBe(403);

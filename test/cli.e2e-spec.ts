@@ -49,6 +49,10 @@ describe('svc command line', () => {
       { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: 'not-a-dsn' },
       'SVC_STATE_DSN must be a postgres://',
     ],
+    [
+      { SVC_BOARD_DB: 'postgresql://kanban:hunter2@/board' },
+      'SVC_BOARD_DB must be a file path or a postgres:// or postgresql:// connection URL with a host',
+    ],
   ])('stops with exit 2 and one line for a bad configuration value %j', async (env, message) => {
     const result = await runSvc(['serve'], env);
     expect(result.code).toBe(2);
@@ -56,6 +60,7 @@ describe('svc command line', () => {
     const lines = result.stderr.split('\n').filter(Boolean);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`svc: invalid configuration: ${message}`);
+    expect(result.stderr).not.toContain('hunter2');
   });
 
   it('names the flag when a flag value is bad', async () => {

@@ -46,6 +46,10 @@ function fail(message: string): void {
 }
 
 const isMcp = (path: string) => /^\/mcp\/?$/.test(path);
+/** A2A's JSON-RPC binding answers JSON-RPC errors (with the refusal's HTTP status). */
+const isA2aRpc = (path: string) => /^\/a2a\/[^/]+\/?$/.test(path);
+/** The OpenAI-compatible routes answer OpenAI's error objects, as its SDKs read them. */
+const isOpenAi = (path: string) => /^\/v1\/(chat\/completions|models)(\/|$)/.test(path);
 
 /** Every route Express holds, with its `:params` (Nest's own catch-all left out). */
 function routeTemplates(app: INestApplication): RouteTemplate[] {
@@ -75,7 +79,10 @@ function describeCase(req: FuzzRequest | Buffer, res?: RawResponse): string {
 }
 
 /** Why an answer breaks the review's standard, or null when it keeps it. */
-function violation(res: RawResponse, options: { mcp: boolean; head: boolean }): string | null {
+function violation(
+  res: RawResponse,
+  options: { mcp: boolean; head: boolean; openai?: boolean },
+): string | null {
   if (res.status >= 500) return `answered ${res.status}`;
   if (res.status < 400 || options.head) return null;
   const type = res.headers['content-type'] ?? '';
@@ -88,6 +95,13 @@ function violation(res: RawResponse, options: { mcp: boolean; head: boolean }): 
   const record = (body ?? {}) as Record<string, unknown>;
   if (options.mcp && type.startsWith('application/json') && typeof record.error === 'object') {
     return record.jsonrpc === '2.0' ? null : 'JSON-RPC error without jsonrpc: "2.0"';
+  }
+  // Refusals raised before the route (framing, Expect, the body parser) stay problems.
+  if (options.openai && type.startsWith('application/json')) {
+    const error = (record.error ?? {}) as Record<string, unknown>;
+    if (typeof error.message !== 'string' || typeof error.type !== 'string')
+      return 'OpenAI error without message or type';
+    return null;
   }
   if (!type.startsWith('application/problem+json')) return `error content type ${type}`;
   if (record.status !== res.status) return `problem status ${String(record.status)}`;
@@ -215,7 +229,11 @@ describe.each(BACKENDS)('fuzz: every route and the MCP endpoint (%s)', (backend:
             return fail(`${describeCase(req)}: ${(error as Error).message}`);
           }
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const why = violation(res, { mcp: isMcp(route.path), head: req.method === 'HEAD' });
+          const why = violation(res, {
+            mcp: isMcp(route.path) || (isA2aRpc(route.path) && req.method === 'POST'),
+            openai: isOpenAi(route.path),
+            head: req.method === 'HEAD',
+          });
           if (why) fail(`${why}: ${describeCase(req, res)}`);
           await assertHealthy(port);
         }),

@@ -131,6 +131,7 @@ describe.each(BACKENDS)('request input is bounded before it is transformed (%s)'
         error: {
           code: -32600,
           message: 'Invalid Request: the JSON is nested deeper than 64 levels',
+          data: { type: 'urn:svc:problem:bad-request', status: 400 },
         },
       });
     });

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { BACKENDS } from './support/backends.js';
 import { INITIALIZE, connectMcp, mcpHeaders, rpcMessages } from './support/mcp-client.js';
-import { KEY_A, ROOT_KEY, bearer, writeMcpKeysFile } from './support/mcp-fixtures.js';
+import { KEY_A, KEY_B, ROOT_KEY, bearer, writeMcpKeysFile } from './support/mcp-fixtures.js';
 import { mcpScenarios } from './support/mcp-scenarios.js';
 import { gatewayForSuite } from './support/suite.js';
 
@@ -57,5 +57,68 @@ describe.each(BACKENDS)('MCP host, stateless (%s)', (backend) => {
         allow: 'POST',
       });
     }
+  });
+
+  it('declares no list changes, subscriptions or log level: nothing here could keep them', async () => {
+    const mcp = await connectMcp(`${gateway.url}/mcp/`, bearer(KEY_A));
+    const capabilities = mcp.client.getServerCapabilities();
+    expect(capabilities).toMatchObject({ tools: {}, prompts: {}, resources: {} });
+    expect(capabilities?.logging).toBeUndefined();
+    expect(capabilities?.completions).toEqual({});
+    expect(JSON.stringify(capabilities)).not.toMatch(/listChanged|subscribe/);
+    await mcp.close();
+  });
+
+  it("never lets one client's log level reach another client, of any tenant", async () => {
+    const post = (key: string, body: object, version = '2025-11-25') =>
+      request(gateway.url)
+        .post('/mcp/')
+        .set({ ...mcpHeaders({ 'MCP-Protocol-Version': version }), ...bearer(key) })
+        .send(body);
+    // A level has nowhere to live without a session: refused, so the client knows.
+    for (let i = 0; i < 3; i++) {
+      const set = await post(KEY_A, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'logging/setLevel',
+        params: { level: 'debug' },
+      }).expect(200);
+      expect(set.body).toMatchObject({ id: 1, error: { code: -32601 } });
+    }
+    // Another tenant's calls, whichever Server they meet, are told nothing but progress.
+    for (let i = 0; i < 3; i++) {
+      const call = await post(KEY_B, {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'x' }, _meta: { progressToken: `p${i}` } },
+      }).expect(200);
+      const messages = rpcMessages(call.headers['content-type'], call.text) as Array<{
+        method?: string;
+      }>;
+      expect(messages.map((message) => message.method ?? 'answer')).toEqual([
+        'notifications/progress',
+        'notifications/progress',
+        'answer',
+      ]);
+    }
+  });
+
+  it('opens a progress stream with a priming event for 2025-11-25 clients, none for older', async () => {
+    const call = (version: string) =>
+      request(gateway.url)
+        .post('/mcp/')
+        .set({ ...mcpHeaders({ 'MCP-Protocol-Version': version }), ...bearer(KEY_A) })
+        .send({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: { text: 'x' }, _meta: { progressToken: 'p' } },
+        })
+        .expect(200);
+    const current = await call('2025-11-25');
+    expect(current.text).toMatch(/^id: \S+\nretry: 1000\ndata: \n\n/);
+    const older = await call('2025-06-18');
+    expect(older.text).toMatch(/^event: message\n/);
   });
 });

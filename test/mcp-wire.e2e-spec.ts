@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Backend } from './support/backends.js';
 import { INITIALIZE, mcpHeaders, rpcMessages } from './support/mcp-client.js';
 import { ROOT_KEY, bearer } from './support/mcp-fixtures.js';
+import { readEvents } from './support/sse-client.js';
 import { gatewayForSuite } from './support/suite.js';
 
 // Wire behaviour does not depend on the state backend: these run on sqlite only.
@@ -90,6 +91,171 @@ describe('MCP on the wire: JSON-RPC errors, headers, auth', () => {
     });
     expect(error(await post(INITIALIZE, { Host: 'evil.example' }))).toMatchObject({ status: 403 });
     await post(INITIALIZE, { Origin: 'http://localhost:6274' }).expect(200);
+  });
+
+  it('refuses a foreign Origin before asking for a key, in the style of every refusal', async () => {
+    for (const method of ['post', 'get', 'delete'] as const) {
+      // No key at all: still 403, so a rebinding page learns nothing of the key check.
+      const res = await request(gateway.url)
+        [method]('/mcp/')
+        .set({ ...mcpHeaders(), Origin: 'http://evil.example' })
+        .send(method === 'post' ? INITIALIZE : undefined);
+      expect({ status: res.status, auth: res.headers['www-authenticate'] }).toEqual({
+        status: 403,
+        auth: undefined,
+      });
+      expect(res.body).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message: 'Forbidden: Origin "http://evil.example" is not allowed',
+          data: { type: 'urn:svc:problem:forbidden', status: 403 },
+        },
+      });
+    }
+    // The probe stays public and unchecked.
+    await request(gateway.url).get('/mcp/health').set('Origin', 'http://evil.example').expect(200);
+  });
+
+  it('refuses JSON-RPC batches on a session that negotiated a revision without them', async () => {
+    const batch = [{ jsonrpc: '2.0', id: 11, method: 'ping' }];
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      const init = await post({
+        ...INITIALIZE,
+        params: { ...INITIALIZE.params, protocolVersion: revision },
+      }).expect(200);
+      // The session's own revision decides, whether or not the header says it again.
+      const refused = await request(gateway.url)
+        .post('/mcp/')
+        .set({
+          Accept: 'application/json, text/event-stream',
+          'Content-Type': 'application/json',
+          ...bearer(ROOT_KEY),
+          'Mcp-Session-Id': init.headers['mcp-session-id'],
+        })
+        .send(JSON.stringify(batch));
+      expect({ status: refused.status, body: refused.body }).toMatchObject({
+        status: 400,
+        body: { error: { code: -32600, message: expect.stringContaining(revision) } },
+      });
+    }
+    // 2025-03-26 had batches: its session may still send one.
+    const old = await post({
+      ...INITIALIZE,
+      params: { ...INITIALIZE.params, protocolVersion: '2025-03-26' },
+    }).expect(200);
+    const allowed = await request(gateway.url)
+      .post('/mcp/')
+      .set({
+        Accept: 'application/json, text/event-stream',
+        'Content-Type': 'application/json',
+        ...bearer(ROOT_KEY),
+        'Mcp-Session-Id': old.headers['mcp-session-id'],
+      })
+      .send(JSON.stringify(batch))
+      .expect(200);
+    expect(rpcMessages(allowed.headers['content-type'], allowed.text)).toEqual([
+      { jsonrpc: '2.0', id: 11, result: {} },
+    ]);
+  });
+
+  it('never opens a session from a batch holding initialize, in any revision', async () => {
+    for (const revision of ['2025-11-25', '2025-03-26']) {
+      const init = { ...INITIALIZE, params: { ...INITIALIZE.params, protocolVersion: revision } };
+      const res = await request(gateway.url)
+        .post('/mcp/')
+        .set({
+          Accept: 'application/json, text/event-stream',
+          'Content-Type': 'application/json',
+          ...bearer(ROOT_KEY),
+        })
+        .send(JSON.stringify([init]));
+      expect({ status: res.status, session: res.headers['mcp-session-id'] }).toEqual({
+        status: 400,
+        session: undefined,
+      });
+      expect(res.body.error).toMatchObject({
+        code: -32600,
+        message: expect.stringContaining('initialize must be sent alone'),
+      });
+    }
+  });
+
+  it('keeps a session to the tenant and toolset it was opened for', async () => {
+    const other = await post(INITIALIZE, { 'X-Tenant-Id': 'zeta' });
+    expect(other.status).toBe(200);
+    const ping = { jsonrpc: '2.0', id: 12, method: 'ping' };
+    const swaps: Array<Record<string, string>> = [
+      { 'X-Tenant-Id': 'acme' },
+      { 'X-Tenant-Id': 'zeta', 'X-Toolset': 'ops' },
+    ];
+    for (const swap of swaps) {
+      const res = await post(ping, { 'Mcp-Session-Id': other.headers['mcp-session-id'], ...swap });
+      expect({ status: res.status, code: res.body.error?.code }).toEqual({
+        status: 400,
+        code: -32000,
+      });
+      expect(res.body.error.message).toContain('opened for tenant "zeta" and toolset "default"');
+    }
+    await post(ping, {
+      'Mcp-Session-Id': other.headers['mcp-session-id'],
+      'X-Tenant-Id': 'zeta',
+    }).expect(200);
+  });
+
+  it('answers GET and DELETE of the 2026-07-28 revision 405: it has no stream or session', async () => {
+    for (const method of ['get', 'delete'] as const) {
+      const res = await request(gateway.url)
+        [method]('/mcp/')
+        .set({ ...mcpHeaders({ 'MCP-Protocol-Version': '2026-07-28' }), ...bearer(ROOT_KEY) });
+      expect({ status: res.status, allow: res.headers.allow, code: res.body.error?.code }).toEqual({
+        status: 405,
+        allow: 'POST',
+        code: -32000,
+      });
+    }
+  });
+
+  it("opens a session's GET stream with a priming event whose id resumes it", async () => {
+    const init = await post({
+      ...INITIALIZE,
+      params: { ...INITIALIZE.params, protocolVersion: '2025-11-25' },
+    }).expect(200);
+    const sessionId = init.headers['mcp-session-id'];
+    const headers = {
+      ...bearer(ROOT_KEY),
+      'Mcp-Session-Id': sessionId,
+      'MCP-Protocol-Version': '2025-11-25',
+    };
+    const first = await readEvents(`${gateway.url}/mcp/`, {
+      headers,
+      until: (event) => event.data === '',
+    });
+    expect(first.status).toBe(200);
+    const [priming] = first.events;
+    expect(priming).toMatchObject({
+      id: expect.stringMatching(/^_GET_stream:\d+$/),
+      retry: 1000,
+      data: '',
+    });
+    // A change while the client is away, then it comes back after the priming event.
+    await request(gateway.url)
+      .put('/v1/prompts/while-away')
+      .set(bearer(ROOT_KEY))
+      .send({
+        tenant_id: 'acme',
+        messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+      })
+      .expect(200);
+    const resumed = await readEvents(`${gateway.url}/mcp/`, {
+      headers: { ...headers, 'Last-Event-ID': priming.id! },
+      until: (event) => event.json !== undefined,
+    });
+    expect(resumed.events.at(-1)?.json).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/prompts/list_changed',
+    });
   });
 
   it('opens a 2025-11-25 SSE stream with a priming event (id, retry) and resumes it by Last-Event-ID', async () => {

@@ -62,6 +62,13 @@ describe.each(BACKENDS)('MCP host with sessions (%s)', (backend) => {
       .set({ ...mcpHeaders(), ...bearer(VIEWER_KEY) })
       .send(INITIALIZE);
     expect(viewer.status).toBe(403);
+    // RFC 6750 §3.1: a valid key short of a permission is insufficient_scope, naming it.
+    expect(viewer.headers['www-authenticate']).toBe(
+      'Bearer realm="svc", error="insufficient_scope", error_description="this key lacks the permission tools:call", scope="tools:call"',
+    );
+    expect(viewer.body).toMatchObject({
+      error: { code: -32000, data: { type: 'urn:svc:problem:forbidden', status: 403 } },
+    });
     const sessionless = await request(gateway.url)
       .post('/mcp/')
       .set({ ...mcpHeaders(), ...bearer(KEY_A) })

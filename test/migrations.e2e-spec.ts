@@ -29,12 +29,17 @@ describe('migrations on PostgreSQL', () => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
       );
       expect(tables.map((t) => t.table_name)).toEqual([
+        'a2a_tasks',
+        'audit_events',
         'messaging_outbox',
         'run_events',
         'run_leases',
         'run_webhooks',
         'state_entries',
         STATE_MIGRATIONS_TABLE,
+        'studio_loops',
+        'studio_sessions',
+        'token_usage',
       ]);
     } finally {
       await Promise.all([a.close(), b.close()]);

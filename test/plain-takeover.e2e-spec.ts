@@ -111,7 +111,8 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
   async function startRunInside(
     name: string,
     owner: Owner,
-  ): Promise<{ answer: Promise<Response | Error> }> {
+  ): Promise<{ answer: Promise<Response | Error>; spentBefore: Totals }> {
+    const spentBefore = await spent();
     await registerRouteTool(endpoint, survivor.url, auth, {
       tenant: TENANT,
       name: `work_${name}`,
@@ -127,8 +128,20 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
       `${name}: the owner is inside the slow tool call`,
       15_000,
     );
-    return { answer };
+    return { answer, spentBefore };
   }
+
+  interface Totals {
+    prompt_tokens: number;
+    completion_tokens: number;
+    calls: number;
+    runs: number;
+  }
+
+  /** What the tenant's usage says it spent so far (today, on any replica: the shared ledger). */
+  const spent = async (): Promise<Totals> =>
+    (await request(survivor.url).get(`/v1/usage?tenant_id=${TENANT}`).set(auth).expect(200)).body
+      .totals as Totals;
 
   const record = async (name: string) =>
     (
@@ -156,7 +169,11 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
    * the one in flight at most twice and with one Idempotency-Key, and no model answer that was
    * checkpointed was asked for again.
    */
-  function expectCompletedOnce(name: string, run: RunRecord): void {
+  async function expectCompletedOnce(
+    name: string,
+    run: RunRecord,
+    spentBefore: Totals,
+  ): Promise<void> {
     expect(run).toMatchObject({ status: 'completed', text: `done ${name}`, tool_calls: 2 });
     const fetched = endpoint.received.filter(
       (call) => call.path === '/echo' && (call.body as { case?: string }).case === name,
@@ -175,11 +192,21 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
     expect(asked).toHaveLength(3);
     const tools = run.messages.filter((message) => message.role === 'tool');
     expect(tools.map((message) => message.tool_call_id)).toEqual(['call_fetch', 'call_work']);
+    // The usage ledger has the owner's two calls and the survivor's one, each once, and the
+    // run once: nothing lost with the owner, nothing counted again by the takeover.
+    const now = await spent();
+    expect({
+      calls: now.calls - spentBefore.calls,
+      runs: now.runs - spentBefore.runs,
+      prompt_tokens: now.prompt_tokens - spentBefore.prompt_tokens,
+      completion_tokens: now.completion_tokens - spentBefore.completion_tokens,
+    }).toEqual({ calls: 3, runs: 1, prompt_tokens: 30, completion_tokens: 15 });
+    expect(run.usage).toMatchObject({ prompt_tokens: 30, completion_tokens: 15 });
   }
 
   it('kill -9 of the owner: a retry with the run id on a survivor completes the run', async () => {
     const owner = await startOwner();
-    const { answer } = await startRunInside('kill', owner);
+    const { answer, spentBefore } = await startRunInside('kill', owner);
     owner.child.kill('SIGKILL');
     expect((await owner.exited).signal).toBe('SIGKILL');
     expect(await answer).not.toBeInstanceOf(Response); // the caller saw the owner die
@@ -198,21 +225,21 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
     );
     expect(retried!.status).toBe(200);
     expect(retried!.body).toMatchObject({ run_id: 'plain-kill', status: 'completed' });
-    expectCompletedOnce('kill', retried!.body as RunRecord);
+    await expectCompletedOnce('kill', retried!.body as RunRecord, spentBefore);
   });
 
   it('kill -9 of the owner: the sweep of a survivor completes the run without any retry', async () => {
     const owner = await startOwner();
-    const { answer } = await startRunInside('sweep', owner);
+    const { answer, spentBefore } = await startRunInside('sweep', owner);
     owner.child.kill('SIGKILL');
     await owner.exited;
     await answer;
-    expectCompletedOnce('sweep', await waitSettled('sweep'));
+    await expectCompletedOnce('sweep', await waitSettled('sweep'), spentBefore);
   });
 
   it('a drain shorter than the run: the owner hands it over, answers 503, exits 0, and a survivor completes it', async () => {
     const owner = await startOwner({ SVC_SHUTDOWN_TIMEOUT_MS: '1000' });
-    const { answer } = await startRunInside('drain', owner);
+    const { answer, spentBefore } = await startRunInside('drain', owner);
     owner.child.kill('SIGTERM');
     const res = await answer;
     // (fetch's errors come from another realm than this test's `Error`)
@@ -221,7 +248,7 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
     expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await res.json()).toMatchObject({ type: 'urn:svc:problem:shutting-down' });
     expect((await owner.exited).code).toBe(0);
-    expectCompletedOnce('drain', await waitSettled('drain'));
+    await expectCompletedOnce('drain', await waitSettled('drain'), spentBefore);
   });
 
   it('a database outage at the owner: it stops the run (503), a survivor completes it, the owner serves again', async () => {
@@ -235,7 +262,7 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
           `postgres://postgres@127.0.0.1:${proxy.port}/x`,
         ),
       });
-      const { answer } = await startRunInside('outage', owner);
+      const { answer, spentBefore } = await startRunInside('outage', owner);
       await proxy.stop();
       // The owner can no longer renew the lease: past its TTL it stops the run it can't record.
       const res = await answer;
@@ -243,7 +270,7 @@ describe('a plain agent run whose owner stops mid tool call (PostgreSQL, real re
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       expect(await res.json()).toMatchObject({ type: 'urn:svc:problem:state-unavailable' });
-      expectCompletedOnce('outage', await waitSettled('outage'));
+      await expectCompletedOnce('outage', await waitSettled('outage'), spentBefore);
 
       await proxy.start();
       await waitReady(owner.url, 20_000);

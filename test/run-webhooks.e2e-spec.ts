@@ -146,7 +146,12 @@ describe.each(BACKENDS)('run webhooks (%s)', (backend) => {
     // As a replica that died right after recording the settled run would leave it.
     await one.app
       .get(RunWebhookStore)
-      .register(TENANT, runId, `${receiver.url}/orphan/${runId}`, 0);
+      .register(
+        TENANT,
+        runId,
+        { url: `${receiver.url}/orphan/${runId}`, format: 'run', token: null },
+        0,
+      );
     await waitUntil(() => receiver.to(`/orphan/${runId}`).length > 0, 'the orphan is delivered');
     expect(receiver.to(`/orphan/${runId}`)[0].body.run).toMatchObject({
       run_id: runId,

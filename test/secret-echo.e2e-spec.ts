@@ -219,6 +219,9 @@ describe('configuration errors', () => {
     [{ SVC_PROVIDER_URL: 'http://svc:hunter2-model@models.internal:99999/v1' }, 'SVC_PROVIDER_URL'],
     [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:hunter2-otel@collector:99999' }, 'OTEL_'],
     [{ SVC_PROVIDER_URL: 'ftp://svc:hunter2/with-slash@models.internal/v1' }, 'SVC_PROVIDER_URL'],
+    // A header list holds collector credentials: neither it nor a piece of it is shown.
+    [{ OTEL_EXPORTER_OTLP_HEADERS: 'authorization Bearer hunter2' }, 'OTEL_EXPORTER_OTLP_HEADERS'],
+    [{ OTEL_EXPORTER_OTLP_HEADERS: 'x-a=1,hunter2' }, 'OTEL_EXPORTER_OTLP_HEADERS'],
   ])('stop with exit 2 and a line without the password (%j)', async (env, name) => {
     const result = await runSvc(['serve'], env);
     expect(result.code).toBe(2);

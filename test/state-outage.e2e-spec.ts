@@ -11,8 +11,12 @@ import { TcpProxy } from './support/tcp-proxy.js';
 const ROOT = 'state-outage-root-key';
 const TENANT = 'acme';
 const auth = { Authorization: `Bearer ${ROOT}` };
-/** No answer may take longer than this, outage or not. */
-const ANSWER_BOUND_MS = 5_000;
+/**
+ * No answer may take longer than this, outage or not: a request waiting on a connection that is
+ * gone would wait for the query timeout (30 s) or TCP's retransmissions (minutes). It is not a
+ * speed bound: this test's load shares two cores with the other suites and with the gateway.
+ */
+const ANSWER_BOUND_MS = 10_000;
 /** Leases are renewed every third of this; a run whose lease cannot be renewed stops after it. */
 const LEASE_TTL_MS = 2_000;
 
@@ -41,6 +45,8 @@ beforeAll(async () => {
       SVC_CHATA_WEBHOOK: chat.slackUrl,
       SVC_OUTBOX_POLL_MS: '100',
       SVC_TOOL_TIMEOUT_MS: '20000',
+      // Every surface under load spends one tenant's requests: the rate limit is not the subject.
+      SVC_RATE_LIMIT_PER_MIN: '0',
     },
     { logs },
   );
@@ -151,6 +157,42 @@ function surfaces(runId: string): Surface[] {
         return 'ok';
       },
     },
+    {
+      name: 'POST /v1/chat/completions',
+      send: () =>
+        http()
+          .post('/v1/chat/completions')
+          .set({ ...auth, 'X-Tenant-Id': TENANT })
+          .send({ model: 'default', messages: [{ role: 'user', content: 'hi' }] }),
+      // OpenAI's error object, with the problem's status and Retry-After.
+      judge: (res) => {
+        if (res.status === 200 && res.body.choices?.[0]?.message?.content === 'hi') return 'ok';
+        const error = (res.body as { error?: { code?: string } }).error;
+        return res.status === 503 &&
+          error?.code === 'state_unavailable' &&
+          Number(res.headers['retry-after']) > 0
+          ? 'unavailable'
+          : 'other';
+      },
+    },
+    {
+      name: 'POST /a2a/default GetTask',
+      send: () =>
+        http()
+          .post('/a2a/default')
+          .set({ ...auth, 'X-Tenant-Id': TENANT, 'A2A-Version': '1.0' })
+          .send({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: runId } }),
+      // A2A's JSON-RPC error for a refusal that passes with time: its HTTP status kept.
+      judge: (res) => {
+        const body = res.body as { result?: { id?: string }; error?: { code?: number } };
+        if (res.status === 200 && body.result?.id === runId) return 'ok';
+        return res.status === 503 &&
+          body.error?.code === -31503 &&
+          Number(res.headers['retry-after']) > 0
+          ? 'unavailable'
+          : 'other';
+      },
+    },
     { name: 'GET /healthz', send: () => http().get('/healthz'), judge: ok, independent: true },
   ];
 }
@@ -197,10 +239,15 @@ describe('a PostgreSQL outage under load (TCP proxy cut)', () => {
     await waitUntil(() => tools.held() === 1, 'the held run calls its slow tool');
     const holdCalls = () => tools.received.filter((call) => call.path === '/hold').length;
 
-    const traffic = new SurfaceLoad(surfaces(first.body.run_id as string), ANSWER_BOUND_MS, 3);
+    const traffic = new SurfaceLoad(surfaces(first.body.run_id as string), ANSWER_BOUND_MS, 2);
     load = traffic; // stopped by afterAll too, should the test fail half-way
     const start = Date.now();
-    await waitUntil(() => traffic.everySurface(3, start, undefined, 'ok'), 'load is served');
+    // Every surface answering three times under load takes a while on a busy two-core machine.
+    await waitUntil(
+      () => traffic.everySurface(3, start, undefined, 'ok'),
+      'load is served',
+      30_000,
+    );
 
     // Down.
     await proxy.stop();
@@ -224,7 +271,12 @@ describe('a PostgreSQL outage under load (TCP proxy cut)', () => {
     // Up again, with no restart.
     const ready = await readiness(200);
     expect(ready.body).toMatchObject({ status: 'ready', backend: 'postgres' });
-    await waitUntil(() => traffic.everySurface(3, upFrom, undefined, 'ok'), 'every surface serves');
+    // The backlog the outage left (chat replies, takeovers, buffered writes) is worked off first.
+    await waitUntil(
+      () => traffic.everySurface(3, upFrom, undefined, 'ok'),
+      'every surface serves',
+      30_000,
+    );
     const recovered = Date.now();
     await waitUntil(() => traffic.everySurface(3, recovered), 'load goes on after recovery');
     await traffic.stop();
@@ -280,5 +332,5 @@ describe('a PostgreSQL outage under load (TCP proxy cut)', () => {
     // No request failed unexpectedly (a 500 is logged this way).
     expect(logged('request failed', '')).toEqual([]);
     expect(logged('MCP request failed', '')).toEqual([]);
-  }, 60_000); // about 10 s; the bound is for a machine busy with other suites
+  }, 150_000); // about 10 s; the bound is for a machine busy with other suites
 });

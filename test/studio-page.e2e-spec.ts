@@ -1,28 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, writeFileSync } from 'node:fs';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
 import request from 'supertest';
 import { refundGraph } from './support/graphs.js';
 import type { RunRecord } from '../src/runs/record/run-record.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
+import {
+  describeInChromium,
+  expectRenderedScreenshot,
+  launchChromium,
+  newPage,
+} from './support/chromium.js';
 import { type GatedEndpoint, startGatedEndpoint } from './support/gated-endpoint.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { writeKeysFile } from './support/keys-file.js';
-import { decodePng } from './support/png.js';
 import { TcpProxy } from './support/tcp-proxy.js';
 
-// The studio page in a real browser: Debian's `chromium` driven by playwright-core. CI installs
-// it (.ci/run) and a missing browser fails there; elsewhere the suite is skipped with a note.
-// STUDIO_SCREENSHOT=<file.png> keeps the screenshot the test checks.
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
-if (!HAVE_CHROMIUM && !IN_CI) {
-  process.stderr.write(
-    `studio-page.e2e-spec: skipped, no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)\n`,
-  );
-}
-
+// The studio's dashboard and live run view in a real browser (support/chromium.ts); the run
+// page, graph pictures, playground and permissions are in studio-run-page.e2e-spec.ts.
 const ROOT = 'studio-page-root-key';
 const OPERATOR = 'studio-page-operator';
 const VIEWER = 'studio-page-viewer';
@@ -32,7 +26,7 @@ const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 /** The page refreshes every 2 s; one refresh plus slack. */
 const REFRESH_WAIT = { timeout: 6000 };
 
-(HAVE_CHROMIUM || IN_CI ? describe : describe.skip)('the studio page in Chromium', () => {
+describeInChromium('studio-page.e2e-spec')('the studio page in Chromium', () => {
   let fixture: BackendFixture;
   let gateway: RunningGateway;
   let browser: Browser;
@@ -41,9 +35,6 @@ const REFRESH_WAIT = { timeout: 6000 };
   const problems: string[] = [];
 
   beforeAll(async () => {
-    if (!HAVE_CHROMIUM) {
-      throw new Error(`no Chromium at ${CHROMIUM}: CI must install Debian's chromium (.ci/run)`);
-    }
     gate = await startGatedEndpoint();
     fixture = await createBackend('sqlite');
     gateway = await startGateway({
@@ -84,12 +75,7 @@ const REFRESH_WAIT = { timeout: 6000 };
         .send({ tenant_id: TENANT, prompt: PROMPT })
         .expect(200)
     ).body as RunRecord;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // Tests run as root, where Chromium's sandbox cannot start.
-      args: ['--no-sandbox'],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -100,14 +86,7 @@ const REFRESH_WAIT = { timeout: 6000 };
   });
 
   async function openStudio(key: string, origin = gateway.url): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-    page.on('console', (message) => {
-      // A refused call is a message on the page; the browser also logs the failed load.
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        problems.push(`console: ${message.text()}`);
-      }
-    });
+    const page = await newPage(browser, problems);
     await page.goto(`${origin}/studio`);
     await page.fill('#key', key);
     await page.fill('#tenant', TENANT);
@@ -135,14 +114,7 @@ const REFRESH_WAIT = { timeout: 6000 };
     await todo.getByText('Check the studio').waitFor(REFRESH_WAIT);
     expect(await page.locator('#status').innerText()).toContain(`tenant ${TENANT}`);
 
-    const png = await page.screenshot();
-    if (process.env.STUDIO_SCREENSHOT) writeFileSync(process.env.STUDIO_SCREENSHOT, png);
-    const image = decodePng(png);
-    expect(png.length).toBeGreaterThan(10_000);
-    expect(image).toMatchObject({ width: 1280, height: 900 });
-    // Text, tables and badges: many colours and a fair share of non-background pixels.
-    expect(image.colors).toBeGreaterThan(50);
-    expect(image.inked).toBeGreaterThan(0.02);
+    await expectRenderedScreenshot(page, 'dashboard');
     expect(await session.isVisible()).toBe(true);
     // Sessions are in sessionStorage: a reload shows them again without asking.
     await page.reload();
@@ -172,21 +144,45 @@ const REFRESH_WAIT = { timeout: 6000 };
 
   it('shows a refused decision as a message and leaves the run paused', async () => {
     await pausedRun('page-refused');
-    const page = await openStudio(VIEWER);
+    const page = await openStudio(OPERATOR);
+    // Someone else decided first: the gateway's answer, as this page would get it.
+    await page.route('**/v1/runs/page-refused/deny', (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: 'application/problem+json',
+        body: JSON.stringify({
+          type: 'urn:svc:problem:approval-decided',
+          title: 'Conflict',
+          status: 409,
+          detail: 'pay of run page-refused was already decided',
+        }),
+      }),
+    );
     const row = page.locator('#loops-body tr[data-run-id="page-refused"]');
     await row.locator('button[data-action="deny"]').click(REFRESH_WAIT);
     const message = page.locator('#message.error');
     await message.waitFor(REFRESH_WAIT);
     expect(await message.innerText()).toBe(
-      'Could not deny run page-refused: 403: this key lacks the permission approve:*',
+      'Could not deny run page-refused: 409: pay of run page-refused was already decided',
     );
     const run = await request(gateway.url)
       .get(`/v1/runs/page-refused?tenant_id=${TENANT}`)
       .set(as(ROOT))
       .expect(200);
     expect(run.body.status).toBe('paused');
-    // The viewer may not read the board: said on the page, the rest still shows.
-    expect(await page.locator('#board-note').innerText()).toContain('403');
+    await page.close();
+  });
+
+  it('offers no decision to a key that may not decide, and says so once', async () => {
+    await pausedRun('page-viewer-paused');
+    const page = await openStudio(VIEWER);
+    const row = page.locator('#loops-body tr[data-run-id="page-viewer-paused"]');
+    await row.waitFor(REFRESH_WAIT);
+    expect(await row.locator('button').count()).toBe(0);
+    expect(await row.locator('td.decision').innerText()).toBe('pay');
+    expect(await page.locator('#loops-note').innerText()).toBe(
+      'this key cannot approve or deny (approve:*)',
+    );
     await page.close();
   });
 
@@ -223,7 +219,7 @@ const REFRESH_WAIT = { timeout: 6000 };
     await waitingRun('page-live');
     const page = await openStudio(OPERATOR);
     await page
-      .locator('#loops-body tr[data-run-id="page-live"] button[data-action="open"]')
+      .locator('#loops-body tr[data-run-id="page-live"] a[data-action="open"]')
       .click(REFRESH_WAIT);
     const view = page.locator('#run[data-run-id="page-live"]');
     await view.locator('#run-tools tr[data-state="running"]').waitFor(REFRESH_WAIT);
@@ -292,6 +288,7 @@ const REFRESH_WAIT = { timeout: 6000 };
     await page.fill('#run-input', 'no-such-run');
     await page.click('#open');
     await page.locator('#run-live', { hasText: '404' }).waitFor(REFRESH_WAIT);
+    await page.locator('#run-timeline', { hasText: 'The run cannot be shown (404' }).waitFor();
     await page.close();
   });
 
@@ -349,6 +346,31 @@ const REFRESH_WAIT = { timeout: 6000 };
     expect(types.at(-1)).toBe('run.settled');
     expect(await page.locator('#run-approve').isVisible()).toBe(false);
     expect(await page.locator('#run-answer').innerText()).toBe('paid order 12');
+    await page.close();
+  });
+
+  it('asks once with a key the gateway refuses, says so, and asks nothing more', async () => {
+    const page = await newPage(browser, problems);
+    const asked: string[] = [];
+    page.on('request', (sent) => {
+      const path = new URL(sent.url()).pathname;
+      if (path.startsWith('/v1/')) asked.push(`${sent.headers().authorization} ${path}`);
+    });
+    // The page's timers run on a clock the test moves: ten seconds pass at once.
+    await page.clock.install();
+    await page.goto(`${gateway.url}/studio`);
+    await page.fill('#key', 'not-a-key-of-this-gateway');
+    await page.click('#show');
+    await page
+      .locator('#status.error', { hasText: 'The gateway refused the key: 401' })
+      .waitFor(REFRESH_WAIT);
+    await page.clock.runFor(10_000);
+    // Then a key it accepts: what the refused one asked for is everything before that.
+    await page.fill('#key', VIEWER);
+    await page.click('#show');
+    await page.locator('#whoami', { hasText: 'Key view' }).waitFor(REFRESH_WAIT);
+    const refused = asked.slice(0, asked.indexOf(`Bearer ${VIEWER} /v1/whoami`));
+    expect(refused).toEqual(['Bearer not-a-key-of-this-gateway /v1/whoami']);
     await page.close();
   });
 

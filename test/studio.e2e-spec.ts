@@ -3,11 +3,14 @@ import request from 'supertest';
 import type { RunRecord } from '../src/runs/record/run-record.js';
 import type { StudioLoop, StudioSession, StudioSnapshot } from '../src/studio/studio-records.js';
 import { StateDatabase } from '../src/platform/state/state-database.service.js';
-import { BACKENDS } from './support/backends.js';
+import { StudioRetention } from '../src/studio/studio-retention.js';
+import { StudioStore } from '../src/studio/studio.store.js';
+import { BACKENDS, type Backend } from './support/backends.js';
 import { type GatedEndpoint, startGatedEndpoint } from './support/gated-endpoint.js';
 import { writeKeysFile } from './support/keys-file.js';
 import { refundGraph } from './support/graphs.js';
 import { gatewayForSuite } from './support/suite.js';
+import { STUDIO_FILES } from '../src/studio/studio-page.assets.js';
 
 const ROOT = 'studio-root-key';
 const KEYS = {
@@ -64,9 +67,17 @@ beforeAll(async () => {
 });
 afterAll(() => gate.close());
 
-describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
+/** The memory store (the sqlite default) and the state store on both backends. */
+const STORES: Array<[Backend, 'memory' | 'state']> = [
+  ['sqlite', 'memory'],
+  ['sqlite', 'state'],
+  ['postgres', 'state'],
+];
+
+describe.each(STORES)('studio snapshot at GET /v1/studio (%s, %s store)', (backend, store) => {
   const gateway = gatewayForSuite(backend, () => ({
     SVC_API_KEY: ROOT,
+    SVC_STUDIO_STORE: store,
     SVC_KEYS_FILE: writeKeysFile({
       keys: [
         { id: 'a-view', key: KEYS.aViewer, tenant_id: 'a', roles: ['viewer'] },
@@ -197,7 +208,7 @@ describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
 
   it('shows a loop as running while a slow tool runs, and completed after', async () => {
     await registerWaitTool(gateway.url);
-    const runId = `${backend}-slow`;
+    const runId = `${backend}-${store}-slow`;
     const pending = request(gateway.url)
       .post('/v1/agent/run')
       .set(as(ROOT))
@@ -236,7 +247,7 @@ describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
       .set(as(ROOT))
       .send(refundGraph('a'))
       .expect(200);
-    const runId = `${backend}-graph`;
+    const runId = `${backend}-${store}-graph`;
     const paused = await run(
       { tenant_id: 'a', agent: 'refund', prompt: 'order 9', run_id: runId },
       202,
@@ -273,6 +284,62 @@ describe.each(BACKENDS)('studio snapshot at GET /v1/studio (%s)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('the studio in the state backend stays bounded (%s)', (backend) => {
+  const gateway = gatewayForSuite(backend, { SVC_API_KEY: ROOT, SVC_STUDIO_STORE: 'state' });
+  const snapshot = async (tenant: string): Promise<StudioSnapshot> =>
+    (await request(gateway.url).get(`/v1/studio?tenant_id=${tenant}`).set(as(ROOT)).expect(200))
+      .body as StudioSnapshot;
+  const loop = (run: string, status: RunRecord['status'], startedAt: number) => ({
+    tenant_id: 'crowded',
+    agent: 'default',
+    session_id: `s-${run}`,
+    run_id: run,
+    status,
+    started_at: new Date(startedAt).toISOString(),
+    ended_at: status === 'running' ? null : new Date(startedAt + 1).toISOString(),
+    turns: 1,
+    tool_calls: 0,
+    finish_reason: status === 'running' ? null : 'stop',
+    trace_id: null,
+    pending_node: null,
+    error: null,
+  });
+
+  it("keeps a tenant's newest 500 settled loops and sessions, and nothing past its days", async () => {
+    const store = gateway.app.get(StudioStore);
+    const start = Date.now() - 3_600_000;
+    store.putLoop(loop('oldest-but-running', 'running', start - 1000));
+    for (let i = 0; i < 520; i++) {
+      store.putLoop(loop(`done-${i}`, 'completed', start + i));
+      store.putSession({
+        id: `s-${i}`,
+        tenant_id: 'crowded',
+        agent: 'default',
+        prompt: 'p',
+        text: 't',
+        finish_reason: 'stop',
+        tool_calls: 0,
+        turns: 1,
+        run_id: `done-${i}`,
+        updated_at: new Date(start + i).toISOString(),
+      });
+    }
+    await store.flush();
+    expect((await snapshot('crowded')).counts).toMatchObject({ loops: 521, sessions: 520 });
+    const retention = gateway.app.get(StudioRetention);
+    expect(await retention.sweep()).toBe(40);
+    const kept = await snapshot('crowded');
+    expect(kept.counts).toMatchObject({ loops: 501, running_loops: 1, sessions: 500 });
+    expect(kept.loops[0].run_id).toBe('done-519');
+    expect(kept.loops.some((l) => l.run_id === 'done-19')).toBe(false);
+    expect(kept.sessions.at(-1)?.id).toBe('s-470');
+
+    // 31 days on (SVC_STUDIO_RETENTION_DAYS, 30), nothing of it is left.
+    await retention.sweep(Date.now() + 31 * 24 * 3_600_000);
+    expect((await snapshot('crowded')).counts).toMatchObject({ loops: 0, sessions: 0 });
+  });
+});
+
 describe('the studio page files', () => {
   const gateway = gatewayForSuite('sqlite', { SVC_API_KEY: ROOT });
 
@@ -284,12 +351,23 @@ describe('the studio page files', () => {
     expect(page.headers['x-content-type-options']).toBe('nosniff');
     expect(page.text).toContain('<script type="module" src="/studio/studio.js"></script>');
     expect(page.text).not.toMatch(/<script>|\son[a-z]+=/);
-    const script = await request(gateway.url).get('/studio/studio.js').expect(200);
-    expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(script.text).not.toContain('innerHTML');
-    const runView = await request(gateway.url).get('/studio/run-view.js').expect(200);
-    expect(runView.headers['content-type']).toBe('text/javascript; charset=utf-8');
-    expect(runView.text).not.toContain('innerHTML');
+    // Every module is served, and none puts data into the page as markup.
+    const modules = Object.keys(STUDIO_FILES).filter((path) => path.endsWith('.js'));
+    expect(modules).toEqual(expect.arrayContaining(['/studio/studio.js', '/studio/run-view.js']));
+    for (const path of modules) {
+      const script = await request(gateway.url).get(path).expect(200);
+      expect(script.headers['content-type']).toBe('text/javascript; charset=utf-8');
+      expect(script.headers['content-security-policy']).toContain("script-src 'self'");
+      expect({
+        path,
+        markup: /innerHTML|outerHTML|insertAdjacentHTML|document\.write/.test(script.text),
+      }).toEqual({ path, markup: false });
+      // Every module the page imports is one it can load.
+      for (const [, imported] of script.text.matchAll(/from '\.\/([\w-]+\.js)'/g)) {
+        expect(modules).toContain(`/studio/${imported}`);
+      }
+    }
+    await request(gateway.url).get('/studio/studio.js/').expect(200);
     await request(gateway.url).get('/studio/').expect(200);
     await request(gateway.url)
       .get('/studio/studio.css')
@@ -299,45 +377,63 @@ describe('the studio page files', () => {
   });
 });
 
-describe('a graph run this replica loses', () => {
+describe.each(['memory', 'state'])('a graph run this replica loses (%s store)', (store) => {
   // Renewed every third of a second, so a stolen lease is noticed at once.
-  const gateway = gatewayForSuite('sqlite', { SVC_API_KEY: ROOT, SVC_LEASE_TTL_MS: '1000' });
-
-  it('ends its loop here as failed instead of leaving it running', async () => {
-    await registerWaitTool(gateway.url);
-    await request(gateway.url)
-      .put('/v1/agents/slow')
-      .set(as(ROOT))
-      .send({
-        tenant_id: 'a',
-        topology: 'pipeline',
-        steps: [{ id: 'hold', kind: 'tool', tool: 'wait', toolset: 'ops', arguments: {} }],
-      })
-      .expect(200);
-    const pending = request(gateway.url)
-      .post('/v1/agent/run')
-      .set(as(ROOT))
-      .send({ tenant_id: 'a', agent: 'slow', prompt: 'go', run_id: 'stolen' })
-      .then((res) => res);
-    await gate.arrived();
-    // Another process takes the run over.
-    await gateway.app
-      .get(StateDatabase)
-      .query(`UPDATE run_leases SET owner = 'thief' WHERE run_id = 'run:stolen'`);
-    const answer = await pending;
-    gate.release();
-    expect(answer.status).toBe(409);
-    const snapshot = (
-      await request(gateway.url).get('/v1/studio?tenant_id=a').set(as(ROOT)).expect(200)
-    ).body as StudioSnapshot;
-    expect(snapshot.loops).toMatchObject([
-      {
-        run_id: 'stolen',
-        status: 'failed',
-        finish_reason: 'error',
-        error: expect.stringContaining('the run continues from its checkpoint'),
-      },
-    ]);
-    expect(snapshot.counts.running_loops).toBe(0);
+  const gateway = gatewayForSuite('sqlite', {
+    SVC_API_KEY: ROOT,
+    SVC_LEASE_TTL_MS: '1000',
+    SVC_STUDIO_STORE: store,
   });
+
+  it(
+    store === 'memory'
+      ? 'ends its loop here as failed instead of leaving it running'
+      : 'leaves the shared loop to the run’s next owner instead of failing it',
+    async () => {
+      await registerWaitTool(gateway.url);
+      await request(gateway.url)
+        .put('/v1/agents/slow')
+        .set(as(ROOT))
+        .send({
+          tenant_id: 'a',
+          topology: 'pipeline',
+          steps: [{ id: 'hold', kind: 'tool', tool: 'wait', toolset: 'ops', arguments: {} }],
+        })
+        .expect(200);
+      const pending = request(gateway.url)
+        .post('/v1/agent/run')
+        .set(as(ROOT))
+        .send({ tenant_id: 'a', agent: 'slow', prompt: 'go', run_id: 'stolen' })
+        .then((res) => res);
+      await gate.arrived();
+      // Another process takes the run over.
+      await gateway.app
+        .get(StateDatabase)
+        .query(`UPDATE run_leases SET owner = 'thief' WHERE run_id = 'run:stolen'`);
+      const answer = await pending;
+      gate.release();
+      expect(answer.status).toBe(409);
+      const snapshot = (
+        await request(gateway.url).get('/v1/studio?tenant_id=a').set(as(ROOT)).expect(200)
+      ).body as StudioSnapshot;
+      if (store === 'memory') {
+        // This replica's own part of the run ended; running_loops must not count it forever.
+        expect(snapshot.loops).toMatchObject([
+          {
+            run_id: 'stolen',
+            status: 'failed',
+            finish_reason: 'error',
+            error: expect.stringContaining('the run continues from its checkpoint'),
+          },
+        ]);
+        expect(snapshot.counts.running_loops).toBe(0);
+      } else {
+        // Shared: the run is not over, and the replica that holds it now writes its loop next.
+        expect(snapshot.loops).toMatchObject([
+          { run_id: 'stolen', status: 'running', error: null },
+        ]);
+        expect(snapshot.counts.running_loops).toBe(1);
+      }
+    },
+  );
 });

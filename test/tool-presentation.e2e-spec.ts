@@ -36,6 +36,9 @@ const PRESENTATION = {
   },
 };
 
+/** As long as MCP lets a tool name be (SEP-986): 128 of `A-Za-z0-9_.-`. */
+const LONGEST_NAME = `order.total_${'x'.repeat(111)}-v1.2`;
+
 describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => {
   let endpoint = '';
   const server = createServer((req, res) => {
@@ -73,6 +76,7 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
       output_schema: { type: 'object', properties: { total: { type: 'number' }, note: true } },
     }).expect(200);
     await register('failed_total', '/failed').expect(200);
+    await register(LONGEST_NAME, '/good', {}).expect(200);
     await register('document', '/document', {
       output_schema: {
         type: 'object',
@@ -183,6 +187,18 @@ describe.each(BACKENDS)('HTTP tools as MCP clients see them (%s)', (backend) => 
       });
       expect(await mcp.client.callTool({ name: 'document', arguments: {} })).toMatchObject({
         structuredContent: { total: 2, content: ['line 1', 'line 2'] },
+        isError: false,
+      });
+      await mcp.close();
+    });
+
+    it('lists and calls a tool whose name has the 128 characters MCP allows', async () => {
+      expect(LONGEST_NAME).toHaveLength(128);
+      const mcp = await connectMcp(`${gateway.url}/mcp/`, bearer(KEY_A), era);
+      const { tools } = await mcp.client.listTools();
+      expect(tools.map((tool) => tool.name)).toContain(LONGEST_NAME);
+      expect(await mcp.client.callTool({ name: LONGEST_NAME, arguments: {} })).toMatchObject({
+        structuredContent: { total: 3, currency: 'EUR' },
         isError: false,
       });
       await mcp.close();

@@ -177,14 +177,16 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     );
 
     const audit = gateway.app.get(AuditSink);
-    expect(audit.list({ tenantId: 'a', kind: 'tool.registered', limit: 2 })[0]).toMatchObject({
+    expect(
+      (await audit.list({ tenantId: 'a', kind: 'tool.registered', limit: 2 }))[0],
+    ).toMatchObject({
       actor: 'a-ops',
       details: { toolset: 'shop', tool: 'order', version: 2, replaced: true },
     });
-    expect(audit.list({ tenantId: 'a', kind: 'tool.deleted', limit: 1 })[0]).toMatchObject({
+    expect((await audit.list({ tenantId: 'a', kind: 'tool.deleted', limit: 1 }))[0]).toMatchObject({
       details: { toolset: 'shop', tool: 'order', version: 3 },
     });
-    const invoked = audit.list({ tenantId: 'a', kind: 'tool.invoked', limit: 2 });
+    const invoked = await audit.list({ tenantId: 'a', kind: 'tool.invoked', limit: 2 });
     expect(invoked.map((e) => e.details)).toEqual([
       expect.objectContaining({ tool: 'order', version: 3, is_error: true, status: 404 }),
       expect.objectContaining({ tool: 'order', version: 2, is_error: false }),

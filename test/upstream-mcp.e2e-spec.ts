@@ -1,4 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import request from 'supertest';
 import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { ToolExecutor } from '../src/tools/tool-executor.service.js';
@@ -95,7 +102,7 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
     expect(one.body.upstream.exposed).toEqual(
       expect.arrayContaining(['everything_echo', 'everything_get-sum']),
     );
-    const audit = gateway.app.get(AuditSink).list({ tenantId: TENANT, limit: 100 });
+    const audit = await gateway.app.get(AuditSink).list({ tenantId: TENANT, limit: 100 });
     expect(audit.some((event) => event.kind === 'upstream.registered')).toBe(true);
     for (const text of [registered.text, listed.text, one.text, JSON.stringify(audit)]) {
       expect(text).not.toContain(SECRET);
@@ -155,14 +162,24 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
         const { tools } = await mcp.client.listTools();
         const echo = tools.find((tool) => tool.name === 'everything_echo');
         expect(echo?.inputSchema).toMatchObject({ properties: { message: { type: 'string' } } });
-        // The upstream's annotations come through as the tool's hints.
-        expect(echo?.annotations).toMatchObject({ readOnlyHint: true, title: 'Echo Tool' });
+        // The upstream's title and annotations come through as it listed them.
+        expect(echo?.title).toBe('Echo Tool');
+        expect(echo?.annotations).toMatchObject({ readOnlyHint: true });
         const result = await mcp.client.callTool({
           name: 'everything_echo',
           arguments: { message: `via ${era}` },
         });
         expect(result.isError).toBeFalsy();
         expect(result.content).toEqual([{ type: 'text', text: `Echo: via ${era}` }]);
+        // Its output schema is listed, and the structured result that matches it comes whole.
+        const structured = tools.find((tool) => tool.name === 'everything_get-structured-content');
+        expect(structured?.outputSchema).toMatchObject({ type: 'object' });
+        const weather = await mcp.client.callTool({
+          name: 'everything_get-structured-content',
+          arguments: { location: 'New York' },
+        });
+        expect(weather.isError).toBeFalsy();
+        expect(weather.structuredContent).toMatchObject({ temperature: expect.any(Number) });
         const image = await mcp.client.callTool({ name: 'everything_get-tiny-image' });
         expect(image.content.map((block) => block.type)).toContain('image');
         const failed = await mcp.client.callTool({
@@ -185,6 +202,61 @@ describe.each(BACKENDS)('upstream MCP servers as toolsets (%s)', (backend) => {
       }
     },
   );
+
+  it("relays a 2025-era upstream's questions to a 2025-era session (elicitation, sampling, roots)", async () => {
+    const headers = { ...as(ROOT), 'X-Tenant-Id': TENANT, 'X-Toolset': 'fed' };
+    const client = new Client(
+      { name: 'asked', version: '1.0.0' },
+      { capabilities: { elicitation: {}, sampling: {}, roots: {} } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler(ElicitRequestSchema, () => {
+      asked.push('elicitation');
+      return Promise.resolve({ action: 'accept', content: { name: 'Ada Lovelace' } });
+    });
+    client.setRequestHandler(CreateMessageRequestSchema, () => {
+      asked.push('sampling');
+      return Promise.resolve({
+        role: 'assistant',
+        content: { type: 'text', text: 'sampled by the client' },
+        model: 'client-model',
+      });
+    });
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      asked.push('roots');
+      return Promise.resolve({ roots: [{ uri: 'file:///work/fed', name: 'fed' }] });
+    });
+    const url = new URL(`${gateway.url}/mcp/`);
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    const textOf = (result: object) =>
+      ((result as { content?: Array<{ text?: string }> }).content ?? [])
+        .map((block) => block.text ?? '')
+        .join('');
+    try {
+      const elicited = await client.callTool({ name: 'everything_trigger-elicitation-request' });
+      expect(elicited.isError).toBeFalsy();
+      expect(textOf(elicited)).toContain('Ada Lovelace');
+      const sampled = await client.callTool({
+        name: 'everything_trigger-sampling-request',
+        arguments: { prompt: 'say hello', maxTokens: 20 },
+      });
+      expect(textOf(sampled)).toContain('sampled by the client');
+      const roots = await client.callTool({ name: 'everything_get-roots-list' });
+      expect(textOf(roots)).toContain('file:///work/fed');
+      expect(asked).toEqual(expect.arrayContaining(['elicitation', 'sampling', 'roots']));
+    } finally {
+      await client.close();
+    }
+    // A client that cannot answer: the upstream hears a refusal, the client a tool error.
+    const mute = new Client({ name: 'mute', version: '1.0.0' }, { capabilities: {} });
+    await mute.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    try {
+      const refused = await mute.callTool({ name: 'everything_trigger-elicitation-request' });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await mute.close();
+    }
+  });
 
   it.each<McpEra>(['legacy', 'modern'])(
     "offers the upstream's prompts (prefixed) and resources to %s MCP clients",

@@ -45,8 +45,19 @@ function drive(request, amount, connections) {
   });
 }
 
-/** [{ calls, heapMb }] at 0, step, 2·step, … `calls` tool calls: `stateless`, `stateful` or `modern` (2026-07-28). */
-export async function heapProbe({ mode, calls, step, connections, tmpDir }) {
+/**
+ * [{ calls, heapMb }] at 0, step, 2·step, … `calls` calls of `tool` (default the built-in
+ * `echo`; `prepare(base)` registers another): `stateless`, `stateful` or `modern` (2026-07-28).
+ */
+export async function heapProbe({
+  mode,
+  calls,
+  step,
+  connections,
+  tmpDir,
+  tool = 'echo',
+  prepare,
+}) {
   const gc = collector();
   // 2026-07-28 is stateless whatever SVC_MCP_MODE says; run it on a stateless gateway.
   const serverMode = mode === 'modern' ? 'stateless' : mode;
@@ -55,13 +66,14 @@ export async function heapProbe({ mode, calls, step, connections, tmpDir }) {
   await app.listen(0, '127.0.0.1');
   try {
     const base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    await prepare?.(base);
     const request =
       mode === 'modern'
-        ? modernRequest(base)
+        ? modernRequest(base, tool)
         : mode === 'stateless'
-          ? statelessRequest(base)
-          : sessionRequest(base, await openSession(base));
-    await expectToolResult(`heap (${mode})`, request);
+          ? statelessRequest(base, tool)
+          : sessionRequest(base, await openSession(base), tool);
+    await expectToolResult(`heap (${mode}, ${tool})`, request);
     const samples = [{ calls: 0, heapMb: await heapUsedMb(gc) }];
     for (let done = step; done <= calls; done += step) {
       await drive(request, step, connections);

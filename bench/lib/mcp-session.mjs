@@ -4,10 +4,13 @@ import { INITIALIZE, MCP_HEADERS } from './mcp-requests.mjs';
 /** The JSON-RPC messages of an answer that is JSON or an SSE stream. */
 function messages(contentType, text) {
   if (contentType?.startsWith('text/event-stream')) {
-    return text
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)));
+    return (
+      text
+        .split('\n')
+        // A priming event's data is empty.
+        .filter((line) => line.startsWith('data: ') && line.length > 6)
+        .map((line) => JSON.parse(line.slice(6)))
+    );
   }
   return [JSON.parse(text)];
 }

@@ -10,6 +10,7 @@ export const PARTS = [
   'state',
   'tracing',
   'graph',
+  'wires',
   'stream',
 ];
 const BACKENDS = ['sqlite', 'postgres'];

@@ -185,6 +185,22 @@ export function graphReport(graph, options) {
   ].join('\n');
 }
 
+export function wiresReport(wires, options) {
+  const rows = [
+    ['POST /v1/agent/run', fixed(wires.rest.reqPerSec, 0), ...loadCells(wires.rest)],
+    ['POST /v1/chat/completions', fixed(wires.openai.reqPerSec, 0), ...loadCells(wires.openai)],
+    ['A2A SendMessage (JSON-RPC)', fixed(wires.a2a.reqPerSec, 0), ...loadCells(wires.a2a)],
+  ];
+  const line = (name, { reqPerSec, cpuUsPerReq }) =>
+    `${name}/rest: runs/s ${times(reqPerSec, 3)}, CPU us/run ${times(cpuUsPerReq, 2)}`;
+  return [
+    loadTitle('Agent wires, one echo run each (sqlite)', options),
+    renderTable(['wire', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    line('openai', wires.openaiOverRest),
+    line('a2a', wires.a2aOverRest),
+  ].join('\n');
+}
+
 /** Every HTTP measurement in `results` with its path (`agent.sqlite.plain`). */
 function* loadResults(value, path) {
   if (!value || typeof value !== 'object') return;

@@ -29,6 +29,40 @@ export const AGENT_RUN = {
   body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello' }),
 };
 
+/**
+ * The same agent run as AGENT_RUN over the OpenAI-compatible wire: the tenant in a header, the
+ * prompt as a message, the answer as a `chat.completion`.
+ */
+export const CHAT_COMPLETION = {
+  method: 'POST',
+  path: '/v1/chat/completions',
+  headers: { ...JSON_AUTH, 'x-tenant-id': TENANT },
+  body: JSON.stringify({ model: 'default', messages: [{ role: 'user', content: 'hello' }] }),
+};
+
+/**
+ * The same agent run as AGENT_RUN over A2A: a JSON-RPC `SendMessage` to the default agent, a new
+ * message id (so a new task, not a replay of one) on every request.
+ */
+export function a2aSendMessage() {
+  const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  let n = 0;
+  const body = (id) =>
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { messageId: id, role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+    });
+  return {
+    method: 'POST',
+    path: '/a2a/default',
+    headers: { ...JSON_AUTH, 'x-tenant-id': TENANT, 'a2a-version': '1.0' },
+    body: body(`${prefix}-first`),
+    setupRequest: (request) => ({ ...request, body: body(`${prefix}-${n++}`) }),
+  };
+}
+
 /** One agent run with a tool call: two model turns (echo provider) and the calculator. */
 export const TOOL_RUN = {
   method: 'POST',

@@ -21,8 +21,9 @@ export class CreateBoardCards1795392000000 implements MigrationInterface {
         ],
       }),
     );
-    // Not unique: renumbering shifts positions one row at a time, and sqlite checks uniqueness
-    // per row. The store keeps positions 0..n-1 per column inside its transactions.
+    // Not unique: renumbering shifts positions one row at a time, and sqlite (like PostgreSQL
+    // without DEFERRABLE) checks uniqueness per row. The store keeps positions 0..n-1 per column
+    // inside its transactions.
     await queryRunner.createIndex(
       'board_cards',
       new TableIndex({

@@ -21,6 +21,7 @@ import type { EgressLookup } from '../platform/http/egress-agent.js';
 import { EgressModule } from '../platform/http/egress.module.js';
 import { jsonBody, jsonOnly } from '../platform/http/json-body.middleware.js';
 import { ProblemFilter } from '../platform/http/problem.filter.js';
+import { WireErrorsModule } from '../platform/http/wire-errors.js';
 import { ServingModule } from '../platform/http/serving.module.js';
 import { createValidationPipe } from '../platform/http/validation.pipe.js';
 import { configSecrets } from '../platform/logging/config-secrets.js';
@@ -36,8 +37,11 @@ import { StudioModule } from '../studio/studio.module.js';
 import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MessagingModule } from '../messaging/messaging.module.js';
+import { OpenApiModule } from '../platform/openapi/openapi.module.js';
 import { PACKAGE } from '../platform/config/package-info.js';
 import { SURFACES } from './surfaces.js';
+import { OpenAiWireModule } from '../openai/openai.module.js';
+import { A2AModule } from '../a2a/a2a.module.js';
 
 const MCP_MOUNT = Symbol('McpMount');
 
@@ -67,6 +71,7 @@ export class AppModule implements NestModule {
         LoggingModule.forRoot(config.server, options.logDestination, configSecrets(config)),
         EgressModule.forRoot(options.egressLookup),
         ServingModule,
+        WireErrorsModule,
         AuditModule,
         AuthModule,
         RateLimitModule,
@@ -82,7 +87,10 @@ export class AppModule implements NestModule {
         BoardModule,
         StudioModule,
         McpModule.forRoot({ path: mcpPath, version: PACKAGE.version }),
+        OpenAiWireModule,
+        A2AModule,
         MessagingModule.forRoot(config.messaging),
+        OpenApiModule,
       ],
       providers: [
         { provide: MCP_MOUNT, useValue: mcpPath },

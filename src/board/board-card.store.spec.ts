@@ -1,13 +1,46 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { createTestDatabase } from '../../test/support/postgres.js';
+import { ReadinessChecks } from '../platform/health/readiness-checks.js';
 import { BoardCardStore, BoardFullError, placement } from './board-card.store.js';
-import { BoardDatabase } from './board-database.service.js';
+import type { BoardDatabase } from './board-database.js';
 import type { BoardColumn } from './board.limits.js';
+import { PostgresBoardDatabase } from './postgres-board.database.js';
+import { SqliteBoardDatabase } from './sqlite-board.database.js';
+
+type OpenedBoard = BoardDatabase & {
+  onModuleInit(): Promise<void>;
+  onApplicationShutdown(): Promise<void>;
+};
+
+/** Where a test's board lives: a sqlite file in a temp dir, or a fresh PostgreSQL database. */
+interface BoardPlace {
+  /** A new instance on it, as another replica (or a restarted process) would open it. */
+  open(): OpenedBoard;
+  cleanup(): Promise<void>;
+}
+
+async function boardPlace(backend: 'sqlite' | 'postgres'): Promise<BoardPlace> {
+  if (backend === 'postgres') {
+    const database = await createTestDatabase();
+    return {
+      open: () =>
+        new PostgresBoardDatabase(
+          { backend: 'postgres', dsn: database.dsn, queryTimeoutMs: 10_000 },
+          new ReadinessChecks(),
+        ),
+      cleanup: () => database.drop(),
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-board-spec-'));
+  return {
+    open: () => new SqliteBoardDatabase(join(dir, 'nested', 'board.sqlite')),
+    cleanup: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  };
+}
 
 describe('placement', () => {
   it('is the end when omitted, and clamps into 0..size', () => {
@@ -20,21 +53,23 @@ describe('placement', () => {
   });
 });
 
-/** A real sqlite file: the renumbering is SQL, so it is tested against the database. */
-describe('BoardCardStore', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-board-spec-'));
-  const config = new ConfigService({ board: { dbPath: join(dir, 'nested', 'board.sqlite') } });
-  const database = new BoardDatabase(config as unknown as ConfigService<GatewayConfig, true>);
-  const store = new BoardCardStore(database);
+/** A real database of each kind: the renumbering is SQL, so it is tested against the database. */
+describe.each(['sqlite', 'postgres'] as const)('BoardCardStore (%s)', (backend) => {
+  let place: BoardPlace;
+  let database: OpenedBoard;
+  let store: BoardCardStore;
   let tenant = 0;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     Logger.overrideLogger(false); // "applied board migrations" is not news here
-    return database.onModuleInit();
+    place = await boardPlace(backend);
+    database = place.open();
+    store = new BoardCardStore(database);
+    await database.onModuleInit();
   });
   afterAll(async () => {
-    await database.onApplicationShutdown();
-    rmSync(dir, { recursive: true, force: true });
+    await database?.onApplicationShutdown();
+    await place?.cleanup();
   });
 
   /** A fresh tenant per test, so the tests share one database without seeing each other. */
@@ -146,10 +181,43 @@ describe('BoardCardStore', () => {
     expect(Object.values(result).flat().sort()).toEqual(cards.map((c) => c.title).sort());
   });
 
+  // PostgreSQL only: a sqlite board is one replica's, and two connections to one file in one
+  // thread would block each other synchronously (better-sqlite3) rather than interleave.
+  const sharedIt = backend === 'postgres' ? it : () => undefined;
+  sharedIt(
+    'keeps positions contiguous when two instances (replicas) change one board at once',
+    async () => {
+      const t = freshTenant();
+      const other = place.open();
+      await other.onModuleInit();
+      try {
+        const stores = [store, new BoardCardStore(other)];
+        const cards = await Promise.all(
+          Array.from({ length: 16 }, (_, i) =>
+            stores[i % 2].create(
+              { tenantId: t, title: `c${i}`, description: '', assignee: null, column: 'todo' },
+              1000,
+            ),
+          ),
+        );
+        const columns: BoardColumn[] = ['todo', 'doing', 'done'];
+        await Promise.all(
+          Array.from({ length: 48 }, (_, i) =>
+            stores[i % 2].move(t, cards[(i * 5) % 16].id, columns[i % 3], (i * 7) % 6),
+          ),
+        );
+        const result = await layout(t); // asserts 0..n-1 in every column
+        expect(Object.values(result).flat().sort()).toEqual(cards.map((c) => c.title).sort());
+      } finally {
+        await other.onApplicationShutdown();
+      }
+    },
+  );
+
   it('keeps the cards when the database is opened again', async () => {
     const t = freshTenant();
     const a = await add(t, 'kept');
-    const again = new BoardDatabase(config as unknown as ConfigService<GatewayConfig, true>);
+    const again = place.open();
     await again.onModuleInit(); // nothing pending, no error
     try {
       expect(await new BoardCardStore(again).get(t, a.id)).toEqual(a);

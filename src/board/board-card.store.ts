@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Not, type QueryRunner } from 'typeorm';
-import { BoardDatabase } from './board-database.service.js';
+import { type EntityManager, Not } from 'typeorm';
+import { BoardDatabase } from './board-database.js';
 import { BoardCardEntity } from './entities/board-card.entity.js';
 import { type BoardColumn, MAX_CARD_ID } from './board.limits.js';
 
@@ -55,10 +55,11 @@ export function placement(wanted: number | undefined, size: number): number {
 }
 
 /**
- * Cards in the board database. Within a (tenant, column) positions are 0..n-1: creating,
- * moving and deleting renumber the neighbours in the same transaction, so a reader never sees
- * a gap or a duplicate. Every query names the tenant: one tenant never reads or moves
- * another's card.
+ * Cards in the board database (sqlite or PostgreSQL: the same statements). Within a (tenant,
+ * column) positions are 0..n-1: creating, moving and deleting renumber the neighbours in the
+ * same transaction, which `BoardDatabase.write` keeps apart from every other change of the
+ * tenant's board, so a reader never sees a gap or a duplicate. Every query names the tenant: one
+ * tenant never reads or moves another's card.
  */
 @Injectable()
 export class BoardCardStore {
@@ -66,8 +67,8 @@ export class BoardCardStore {
 
   /** All of a tenant's cards, by column name then position. */
   list(tenantId: string): Promise<CardRecord[]> {
-    return this.database.exclusive(async (runner) => {
-      const cards = await runner.manager.find(BoardCardEntity, {
+    return this.database.read(async (manager) => {
+      const cards = await manager.find(BoardCardEntity, {
         where: { tenantId },
         order: { column: 'ASC', position: 'ASC', createdAt: 'ASC' },
       });
@@ -76,18 +77,18 @@ export class BoardCardStore {
   }
 
   get(tenantId: string, id: string): Promise<CardRecord | null> {
-    return this.database.exclusive((runner) => this.find(runner, tenantId, id));
+    return this.database.read((manager) => this.find(manager, tenantId, id));
   }
 
   /** Inserts the card at its place; throws BoardFullError when the tenant has `limit` cards. */
   create(card: NewCard, limit: number): Promise<CardRecord> {
-    return this.database.transaction(async (runner) => {
-      if ((await this.count(runner, card.tenantId)) >= limit) throw new BoardFullError(limit);
+    return this.database.write(card.tenantId, async (manager) => {
+      if ((await this.count(manager, card.tenantId)) >= limit) throw new BoardFullError(limit);
       const position = placement(
         card.position,
-        await this.count(runner, card.tenantId, card.column),
+        await this.count(manager, card.tenantId, card.column),
       );
-      await this.shift(runner, card.tenantId, card.column, position, +1);
+      await this.shift(manager, card.tenantId, card.column, position, +1);
       const now = Date.now();
       const record: CardRecord = {
         id: randomUUID(),
@@ -100,15 +101,15 @@ export class BoardCardStore {
         createdAt: now,
         updatedAt: now,
       };
-      await runner.manager.insert(BoardCardEntity, record);
+      await manager.insert(BoardCardEntity, record);
       return record;
     });
   }
 
   /** Changes title, description or assignee; null when the tenant has no such card. */
   update(tenantId: string, id: string, changes: CardChanges): Promise<CardRecord | null> {
-    return this.database.transaction(async (runner) => {
-      const card = await this.find(runner, tenantId, id);
+    return this.database.write(tenantId, async (manager) => {
+      const card = await this.find(manager, tenantId, id);
       if (!card) return null;
       const next: CardRecord = {
         ...card,
@@ -123,7 +124,7 @@ export class BoardCardStore {
       if (!changed) return card;
       next.updatedAt = Date.now();
       const { title, description, assignee, updatedAt } = next;
-      await runner.manager.update(
+      await manager.update(
         BoardCardEntity,
         { tenantId, id },
         { title, description, assignee, updatedAt },
@@ -142,16 +143,16 @@ export class BoardCardStore {
     column: BoardColumn,
     position?: number,
   ): Promise<CardRecord | null> {
-    return this.database.transaction(async (runner) => {
-      const card = await this.find(runner, tenantId, id);
+    return this.database.write(tenantId, async (manager) => {
+      const card = await this.find(manager, tenantId, id);
       if (!card) return null;
       // Take the card out of its column, then make room at the target.
-      await this.shift(runner, tenantId, card.column, card.position + 1, -1, id);
-      const others = await this.count(runner, tenantId, column, id);
+      await this.shift(manager, tenantId, card.column, card.position + 1, -1, id);
+      const others = await this.count(manager, tenantId, column, id);
       const target = placement(position, others);
-      await this.shift(runner, tenantId, column, target, +1, id);
+      await this.shift(manager, tenantId, column, target, +1, id);
       const updatedAt = Date.now();
-      await runner.manager.update(
+      await manager.update(
         BoardCardEntity,
         { tenantId, id },
         { column, position: target, updatedAt },
@@ -162,48 +163,57 @@ export class BoardCardStore {
 
   /** Deletes the card and closes its gap; returns it, or null when there was none. */
   remove(tenantId: string, id: string): Promise<CardRecord | null> {
-    return this.database.transaction(async (runner) => {
-      const card = await this.find(runner, tenantId, id);
+    return this.database.write(tenantId, async (manager) => {
+      const card = await this.find(manager, tenantId, id);
       if (!card) return null;
-      await runner.manager.delete(BoardCardEntity, { tenantId, id });
-      await this.shift(runner, tenantId, card.column, card.position + 1, -1);
+      await manager.delete(BoardCardEntity, { tenantId, id });
+      await this.shift(manager, tenantId, card.column, card.position + 1, -1);
       return card;
     });
   }
 
-  private async find(runner: QueryRunner, tenantId: string, id: string) {
+  private async find(manager: EntityManager, tenantId: string, id: string) {
     if (id.length > MAX_CARD_ID) return null;
-    const card = await runner.manager.findOneBy(BoardCardEntity, { tenantId, id });
+    const card = await manager.findOneBy(BoardCardEntity, { tenantId, id });
     return card && toRecord(card);
   }
 
   /** Cards of the tenant, or of one of its columns (leaving out the card `except`). */
   private async count(
-    runner: QueryRunner,
+    manager: EntityManager,
     tenantId: string,
     column?: BoardColumn,
     except?: string,
   ): Promise<number> {
-    return runner.manager.countBy(BoardCardEntity, {
+    return manager.countBy(BoardCardEntity, {
       tenantId,
       ...(column === undefined ? {} : { column }),
       ...(except === undefined ? {} : { id: Not(except) }),
     });
   }
 
-  /** Moves every card of the column at `from` or later (but `except`) by `by` places: one statement. */
+  /**
+   * Moves every card of the column at `from` or later (but `except`) by `by` places: one
+   * statement, which the query builder writes in either dialect.
+   */
   private async shift(
-    runner: QueryRunner,
+    manager: EntityManager,
     tenantId: string,
     column: BoardColumn,
     from: number,
     by: 1 | -1,
     except?: string,
   ): Promise<void> {
-    await runner.query(
-      `UPDATE board_cards SET position = position + ?
-        WHERE tenant_id = ? AND column_name = ? AND position >= ? AND (? IS NULL OR id <> ?)`,
-      [by, tenantId, column, from, except ?? null, except ?? null],
-    );
+    const update = manager
+      .createQueryBuilder()
+      .update(BoardCardEntity)
+      .set({ position: () => (by > 0 ? 'position + 1' : 'position - 1') })
+      .where('tenant_id = :tenantId AND column_name = :column AND position >= :from', {
+        tenantId,
+        column,
+        from,
+      });
+    if (except !== undefined) update.andWhere('id <> :except', { except });
+    await update.execute();
   }
 }

@@ -63,6 +63,9 @@ function cardNotFound(tenantId: string, id: string): ProblemException {
   );
 }
 
+/** A card that was created, changed, moved or deleted. */
+export type CardChangeListener = (change: { tenantId: string; cardId: string }) => void;
+
 /** DTOs and tool schemas check the column first; this guards every other caller. */
 function column(name: string): BoardColumn {
   if (isBoardColumn(name)) return name;
@@ -78,6 +81,8 @@ function column(name: string): BoardColumn {
  */
 @Injectable()
 export class BoardService {
+  private readonly cardListeners = new Set<CardChangeListener>();
+
   constructor(
     private readonly cards: BoardCardStore,
     private readonly audit: AuditSink,
@@ -160,7 +165,20 @@ export class BoardService {
     return { tenant_id: tenantId, id, deleted: true };
   }
 
+  /** Hears every card change made on this replica; returns the unsubscribe function. */
+  onCardChanged(listener: CardChangeListener): () => void {
+    this.cardListeners.add(listener);
+    return () => this.cardListeners.delete(listener);
+  }
+
   private changed(action: string, card: CardRecord, actor?: string): void {
+    for (const listener of this.cardListeners) {
+      try {
+        listener({ tenantId: card.tenantId, cardId: card.id });
+      } catch {
+        // A listener (the MCP host's notices) must never fail a board change.
+      }
+    }
     this.audit.record({
       kind: 'board.changed',
       tenantId: card.tenantId,

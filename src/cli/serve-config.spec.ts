@@ -10,7 +10,24 @@ describe('serveConfig', () => {
     );
     expect(config.server).toMatchObject({ host: '127.0.0.2', port: 9090 });
     expect(config.tenancy.defaultTenant).toBe('flag-tenant');
-    expect(config.telemetry.otlpEndpoint).toBe('http://otel:4318');
+    expect(config.telemetry.traces.otlp?.url).toBe('http://otel:4318/v1/traces');
+  });
+
+  it('sends every signal to --otel-endpoint, whatever endpoint variables say', () => {
+    const config = serveConfig(
+      { otelEndpoint: 'http://flag:4318' },
+      {
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://env:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://env-traces:4318/v1/traces',
+        OTEL_EXPORTER_OTLP_METRICS_ENDPOINT: 'http://env-metrics:4318/v1/metrics',
+        OTEL_METRICS_EXPORTER: 'prometheus,otlp',
+      },
+    );
+    expect(config.telemetry.traces.otlp?.url).toBe('http://flag:4318/v1/traces');
+    expect(config.telemetry.metrics.otlp?.url).toBe('http://flag:4318/v1/metrics');
+    expect(() => serveConfig({ otelEndpoint: 'collector:4318' }, {})).toThrow(
+      '--otel-endpoint must be an absolute http:// or https:// URL (got "collector:4318")',
+    );
   });
 
   it('names the flag when a flag value is bad', () => {

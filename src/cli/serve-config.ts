@@ -12,9 +12,18 @@ export interface ServeOptions {
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\])$/i;
 
-/** Flags win over the environment; messages then name the flag, not the variable. */
+/**
+ * Flags win over the environment; messages then name the flag, not the variable.
+ * `--otel-endpoint` is the collector's base URL (as OTEL_EXPORTER_OTLP_ENDPOINT) and replaces
+ * every endpoint variable, the per-signal ones included: a flag typed for this process beats
+ * the environment, whichever variable it set.
+ */
 export function serveConfig(options: ServeOptions, env: EnvSource = process.env): GatewayConfig {
   const overrides: EnvSource = {};
+  if (options.otelEndpoint !== undefined) {
+    overrides.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = undefined;
+    overrides.OTEL_EXPORTER_OTLP_METRICS_ENDPOINT = undefined;
+  }
   const labels: SourceLabels = {};
   const flag = (name: keyof ServeOptions, variable: keyof SourceLabels, label: string) => {
     const value = options[name];

@@ -3,6 +3,7 @@ import { Command, Option } from 'nest-commander';
 import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createGatewayApp } from '../app/create-app.js';
+import { ApiDescription } from '../platform/openapi/api-description.js';
 import { type ServeOptions, serveConfig } from './serve-config.js';
 import { startError } from './start-failure.js';
 import { SvcCommand } from './svc-command.js';
@@ -71,6 +72,9 @@ export class ServeCommand extends SvcCommand {
     let app: NestExpressApplication;
     try {
       app = await createGatewayApp(config);
+      // Built now rather than on the first GET /openapi.json: a route it cannot describe stops
+      // the start instead of failing a reader later.
+      app.get(ApiDescription).prepare();
     } catch (error) {
       throw exitSoon(startError(error, host, port));
     }
@@ -109,7 +113,8 @@ export class ServeCommand extends SvcCommand {
 
   @Option({
     flags: '--otel-endpoint <url>',
-    description: 'OTLP/HTTP collector address (env OTEL_EXPORTER_OTLP_ENDPOINT)',
+    description:
+      'OTLP/HTTP collector base URL (env OTEL_EXPORTER_OTLP_ENDPOINT; the flag wins over every endpoint variable)',
   })
   parseOtelEndpoint(value: string): string {
     return value;

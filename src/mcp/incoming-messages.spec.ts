@@ -46,6 +46,16 @@ describe('parseMessages', () => {
     }
   });
 
+  it('is -32600 for initialize in a batch, even a batch of one (it would open a session)', () => {
+    for (const body of [[initialize], [initialize, { jsonrpc: '2.0', id: 2, method: 'ping' }]]) {
+      expect(parseMessages(body)).toMatchObject({
+        status: 400,
+        code: -32600,
+        message: expect.stringContaining('initialize must be sent alone'),
+      });
+    }
+  });
+
   it('is -32602 (with the request id) for an initialize with wrong params', () => {
     expect(parseMessages({ ...initialize, params: { protocolVersion: 1 } })).toMatchObject({
       status: 400,

@@ -38,8 +38,9 @@ function hasProgressToken(message: JSONRPCMessage): boolean {
 
 /**
  * Classifies a POST body as JSON-RPC 2.0 says: not JSON → -32700, not a JSON-RPC message (or an
- * empty batch) → -32600, an `initialize` whose params are wrong → -32602. (The SDK would answer
- * -32700 for the second and an internal error for the third.)
+ * empty batch, or a batch holding `initialize`) → -32600, an `initialize` whose params are wrong
+ * → -32602. (The SDK would answer -32700 for the second, open a session for a batch of one
+ * `initialize`, and answer an internal error for the third.)
  */
 export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure {
   const items = Array.isArray(body) ? body : [body];
@@ -64,6 +65,15 @@ export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure 
   let initialize = false;
   for (const message of messages) {
     if (!isJSONRPCRequest(message) || message.method !== 'initialize') continue;
+    if (Array.isArray(body)) {
+      // 2025-03-26, the one revision with both batches and sessions: "The initialize request
+      // MUST NOT be part of a JSON-RPC batch." Never a session from a batch.
+      return failure(
+        400,
+        JsonRpcCode.InvalidRequest,
+        'Invalid Request: initialize must be sent alone, not in a JSON-RPC batch',
+      );
+    }
     if (!isSpecType.InitializeRequest(message)) {
       return {
         ...failure(

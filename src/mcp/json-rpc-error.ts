@@ -1,9 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import { ProtocolErrorCode as ErrorCode, type RequestId } from '@modelcontextprotocol/server';
+import { problemType } from '../platform/http/problem.js';
 
 /**
  * An error answered before a request reaches the MCP SDK (bad body, missing tenant, refused
- * origin), in the same shape the SDK's transport uses: HTTP status plus a JSON-RPC error body.
+ * origin), in the same shape the SDK's transport uses: HTTP status plus a JSON-RPC error body,
+ * whose `data` holds the problem's `type` and `status` (as the REST problem would have them)
+ * unless the failure brings data of its own.
  */
 export interface JsonRpcFailure {
   status: number;
@@ -36,7 +39,7 @@ export function sendJsonRpcError(res: ServerResponse, failure: JsonRpcFailure): 
   const error = {
     code: failure.code,
     message: failure.message,
-    ...(failure.data === undefined ? {} : { data: failure.data }),
+    data: failure.data ?? { type: problemType(failure.status), status: failure.status },
   };
   const body = JSON.stringify({ jsonrpc: '2.0', id: failure.id ?? null, error });
   res.writeHead(failure.status, {

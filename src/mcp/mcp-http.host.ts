@@ -8,7 +8,7 @@ import { type IncomingMessages, parseJsonText, parseMessages } from './incoming-
 import { type JsonRpcFailure, JsonRpcCode, isFailure, sendJsonRpcError } from './json-rpc-error.js';
 import { LegacyTransports, type McpHttpRequest } from './legacy/legacy-transports.js';
 import { ModernEndpoint } from './modern/modern-endpoint.js';
-import { OriginPolicy } from './origin.policy.js';
+import { BATCHES_REMOVED, MODERN_REVISION } from './protocol-revisions.js';
 import { readBody } from './request-body.js';
 import { StatelessCancellations } from './stateless-cancellations.js';
 import { resolveContext, toAuthInfo } from './tenant-context.js';
@@ -21,8 +21,14 @@ const transportError = (status: number, message: string): JsonRpcFailure => ({
   message,
 });
 
-/** The first revision without JSON-RPC batches. */
-const BATCHES_REMOVED = '2025-06-18';
+/** 2026-07-28 has no GET stream and no session to DELETE (its spec's answer is 405). */
+const MODERN_POST_ONLY: JsonRpcFailure = {
+  ...transportError(
+    405,
+    `Method Not Allowed: protocol revision ${MODERN_REVISION} has no session or GET stream; POST each request (subscriptions/listen for changes)`,
+  ),
+  headers: { allow: 'POST' },
+};
 
 function header(req: McpRequest, name: string): string | undefined {
   const value = req.headers[name];
@@ -38,14 +44,19 @@ const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
  * and the classifier (which builds a web Request) is not asked.
  */
 function mayBeModern(req: McpRequest, body: unknown): boolean {
-  const version = header(req, 'mcp-protocol-version');
-  if (version !== undefined && version >= '2026') return true;
+  if (namesModernRevision(req)) return true;
   for (const message of Array.isArray(body) ? body : [body]) {
     const meta = (message as { params?: { _meta?: Record<string, unknown> } } | null)?.params
       ?._meta;
     if (meta !== null && typeof meta === 'object' && PROTOCOL_VERSION_META in meta) return true;
   }
   return false;
+}
+
+/** The request's `MCP-Protocol-Version` names 2026-07-28 or later. */
+function namesModernRevision(req: McpRequest): boolean {
+  const version = header(req, 'mcp-protocol-version');
+  return version !== undefined && version >= MODERN_REVISION;
 }
 
 /** A body-less copy of the request, enough for the SDK to tell the eras apart. */
@@ -58,16 +69,16 @@ function probeOf(req: McpRequest): globalThis.Request {
 }
 
 /**
- * The HTTP side of the MCP host, after the AuthGuard: refuses what must never reach the SDK
- * (a foreign Origin or Host, the wrong Accept or Content-Type, a body over SVC_MAX_BODY_BYTES,
- * malformed JSON-RPC, a batch on a revision without batches, no tenant), then decides the
- * protocol era per request, as the SDK classifies it: a request carrying the 2026-07-28 `_meta`
- * envelope goes to the stateless ModernEndpoint, anything else (`initialize`, sessions, plain
- * 2025 requests) to the legacy session or stateless transports, with its tenant attached.
+ * The HTTP side of the MCP host, after McpOriginMiddleware (foreign Origin or Host) and the
+ * AuthGuard: refuses what must never reach the SDK (the wrong Accept or Content-Type, a body
+ * over SVC_MAX_BODY_BYTES, malformed JSON-RPC, a batch on a revision without batches, no
+ * tenant), then decides the protocol era per request, as the SDK classifies it: a request
+ * carrying the 2026-07-28 `_meta` envelope goes to the stateless ModernEndpoint, anything else
+ * (`initialize`, sessions, plain 2025 requests) to the legacy session or stateless transports,
+ * with its tenant attached.
  */
 @Injectable()
 export class McpHttpHost {
-  private readonly policy: OriginPolicy;
   private readonly maxBodyBytes: number;
   private readonly maxJsonDepth: number;
   private readonly defaultTenant?: string;
@@ -79,14 +90,13 @@ export class McpHttpHost {
     private readonly cancellations: StatelessCancellations,
   ) {
     const server = config.get('server', { infer: true });
-    this.policy = new OriginPolicy(config.get('mcp', { infer: true }), server.host);
     this.maxBodyBytes = server.maxBodyBytes;
     this.maxJsonDepth = server.maxJsonDepth;
     this.defaultTenant = config.get('tenancy', { infer: true }).defaultTenant;
   }
 
   async post(req: McpRequest, res: Response): Promise<void> {
-    const refused = this.refusal(req) ?? this.headerRefusal(req);
+    const refused = this.headerRefusal(req);
     if (refused) return sendJsonRpcError(res, refused);
     const incoming = await this.readMessages(req);
     if (incoming === null) return; // the client went away mid-body
@@ -104,28 +114,33 @@ export class McpHttpHost {
     if (mayBeModern(req, incoming.body) && !(await isLegacyRequest(probeOf(req), incoming.body))) {
       return this.modern.serve(mcpRequest, res, incoming.body, context);
     }
-    await this.transports.post(mcpRequest, res, incoming, {
-      keyId: context.actor,
-      tenantId: context.tenantId,
-    });
+    await this.transports.post(mcpRequest, res, incoming, context);
   }
 
   async get(req: McpRequest, res: Response): Promise<void> {
-    const refused = this.refusal(req);
-    if (refused) return sendJsonRpcError(res, refused);
+    if (namesModernRevision(req)) return sendJsonRpcError(res, MODERN_POST_ONLY);
     await this.transports.get(req, res, this.owner(req));
   }
 
   async delete(req: McpRequest, res: Response): Promise<void> {
-    const refused = this.refusal(req);
-    if (refused) return sendJsonRpcError(res, refused);
+    if (namesModernRevision(req)) return sendJsonRpcError(res, MODERN_POST_ONLY);
     await this.transports.delete(req, res, this.owner(req));
   }
 
-  /** Batches went with 2025-06-18; a client that names a later revision may not send one. */
+  /**
+   * Batches went with 2025-06-18. The revision is the request's `MCP-Protocol-Version`, else
+   * the one its session negotiated (a session's client may leave the header out); a request
+   * with neither is 2025-03-26 or older, which allowed batches.
+   */
   private batchRefusal(req: McpRequest, incoming: IncomingMessages): JsonRpcFailure | null {
-    const version = header(req, 'mcp-protocol-version');
-    if (!incoming.batch || version === undefined || version < BATCHES_REMOVED) return null;
+    if (!incoming.batch) return null;
+    const sessionId = header(req, 'mcp-session-id');
+    const version =
+      header(req, 'mcp-protocol-version') ??
+      (sessionId === undefined
+        ? undefined
+        : this.transports.sessionRevision(sessionId, this.owner(req)));
+    if (version === undefined || version < BATCHES_REMOVED) return null;
     return {
       status: 400,
       code: JsonRpcCode.InvalidRequest,
@@ -135,11 +150,6 @@ export class McpHttpHost {
 
   private owner(req: McpRequest): string {
     return (req.principal ?? ANONYMOUS_ADMIN).keyId;
-  }
-
-  private refusal(req: McpRequest): JsonRpcFailure | null {
-    const reason = this.policy.refusal(req.headers);
-    return reason === null ? null : transportError(403, reason);
   }
 
   /** The SDK's own checks, made before the body is read (same status, code and wording). */

@@ -1,17 +1,21 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type {
-  CallToolRequest,
-  CallToolResult,
-  ListToolsResult,
-  LoggingLevel,
-  ProgressToken,
-  ServerContext,
+import {
+  type CallToolRequest,
+  type CallToolResult,
+  type InputRequiredResult,
+  type ListToolsResult,
+  type LoggingLevel,
+  type ProgressToken,
+  type RequestMethod,
+  type ServerContext,
+  inputRequired,
 } from '@modelcontextprotocol/server';
 import type { ToolLogEntry, ToolProgress, ToolReporter } from '../tools/tool-stream.js';
 import type { ClientLogLevel } from './features/client-log-level.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
+import { type ClientInput, answeringCapabilities } from '../tools/upstream/upstream-input.js';
 import { JsonRpcCode } from './json-rpc-error.js';
 import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
 import { StatelessCancellations } from './stateless-cancellations.js';
@@ -24,6 +28,12 @@ import { toCallToolResult, toolErrorResult } from './tool-result.js';
  * tenant-context.ts), in either protocol era. The SDK has checked the params against the
  * method's schema (-32602 otherwise). Calls go through ToolExecutor, the one execution path
  * every surface uses.
+ *
+ * An upstream MCP tool that needs the client's input (elicitation, sampling, roots) answers
+ * `input_required`, which goes to the client as it came: a 2026-07-28 client fulfils it and
+ * retries with its answers (any replica takes the retry: the state rides in the request); for
+ * a 2025-era session the SDK's shim sends the embedded requests to the client and calls this
+ * handler again with the answers, on the same open request.
  */
 @Injectable()
 export class McpToolsHandler {
@@ -50,8 +60,11 @@ export class McpToolsHandler {
     request: CallToolRequest,
     ctx: ServerContext,
     logLevel?: ClientLogLevel,
-  ): Promise<CallToolResult> {
+    clientCapabilities?: unknown,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const { name, arguments: args, _meta: meta } = request.params;
+    const clientInput = inputOf(ctx, clientCapabilities);
+    const retried = clientInput.responses !== undefined || clientInput.requestState !== undefined;
     const { tenantId, toolset, actor, permissions } = contextOf(ctx.http?.authInfo);
     const progress = new ProgressRelay(ctx, meta?.progressToken);
     // Without a session the client's cancellation arrives as a POST of its own, anywhere.
@@ -61,18 +74,30 @@ export class McpToolsHandler {
         : undefined;
     const log = clientLog(ctx, logLevel, name);
     const started = Date.now();
-    await progress.started(`calling ${name}`);
+    // A retry with the client's answers continues the call the client already heard start.
+    if (!retried) await progress.started(`calling ${name}`);
     await log('debug', `calling ${name} in toolset ${toolset}`);
     const reporter: ToolReporter = {
       onProgress: (reported) => void progress.reported(reported),
       onLog: (entry) => void toolLog(ctx, logLevel, name, entry),
+      logLevel: logLevel?.threshold(ctx),
     };
     try {
       const outcome = await this.executor.execute(
         // Parsed from JSON, so the arguments are JSON values.
         { tenantId, toolset, name, arguments: (args ?? {}) as { [key: string]: JsonValue } },
-        { signal: tracked?.signal ?? ctx.mcpReq.signal, actor, permissions, reporter },
+        {
+          signal: tracked?.signal ?? ctx.mcpReq.signal,
+          actor,
+          permissions,
+          reporter,
+          clientInput,
+        },
       );
+      if (outcome.inputRequired) {
+        await log('info', `${name} needs the client's input`);
+        return inputRequired(outcome.inputRequired as Parameters<typeof inputRequired>[0]);
+      }
       await progress.finished(`${name} finished`);
       await log(
         outcome.isError ? 'warning' : 'info',
@@ -95,6 +120,28 @@ export class McpToolsHandler {
       tracked?.release();
     }
   }
+}
+
+/**
+ * What the calling client can answer, and what it answered on a retried call. A 2025-era
+ * session can also be asked on the open call (the only kind with a stream to ask on).
+ */
+function inputOf(ctx: ServerContext, declared: unknown): ClientInput {
+  const { inputResponses, requestState } = ctx.mcpReq;
+  const state = requestState();
+  return {
+    capabilities: answeringCapabilities(declared),
+    ...(ctx.sessionId !== undefined && {
+      ask: (request, signal) =>
+        // The method is one the client declared it answers (see answerAsks).
+        ctx.mcpReq.send(request as { method: RequestMethod; params?: Record<string, unknown> }, {
+          signal,
+        }),
+    }),
+    // Parsed from JSON by the SDK, so JSON values.
+    ...(inputResponses && { responses: inputResponses as ClientInput['responses'] }),
+    ...(typeof state === 'string' && { requestState: state }),
+  };
 }
 
 /** Sends `notifications/message` about the call, at levels the client asked to hear. */

@@ -1,14 +1,25 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  type MiddlewareConsumer,
+  Module,
+  type NestModule,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { type GatewayConfig, authDisabled } from '../platform/config/gateway-config.js';
 import { BoardModule } from '../board/board.module.js';
-import { CatalogChanges } from '../catalog/catalog-changes.js';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { StateModule } from '../platform/state/state.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
 import { mcpController } from './mcp.controller.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions, normalizeMountPath } from './mcp.options.js';
+import {
+  MCP_MODULE_OPTIONS,
+  type McpModuleOptions,
+  mcpRoutes,
+  normalizeMountPath,
+} from './mcp.options.js';
+import { McpOriginMiddleware } from './mcp-origin.middleware.js';
 import { McpHttpHost } from './mcp-http.host.js';
 import { McpServerFactory } from './mcp-server.factory.js';
 import { McpToolsHandler } from './mcp-tools.handler.js';
@@ -19,8 +30,12 @@ import { LegacyTransports } from './legacy/legacy-transports.js';
 import { StatefulTransports } from './legacy/stateful.transports.js';
 import { StatelessTransports } from './legacy/stateless.transports.js';
 import { ModernEndpoint } from './modern/modern-endpoint.js';
+import { ChangeNotices } from './changes/change-notices.js';
+import { DocumentUpdates } from './changes/document-updates.js';
+import { McpChanges } from './changes/mcp-changes.js';
+import { UpstreamListRelay } from './changes/upstream-list-relay.js';
+import { SSE_RETRY_MS } from './sse-priming.js';
 import { StatelessCancellations } from './stateless-cancellations.js';
-import { ToolsetChanges } from '../tools/toolset-changes.js';
 
 /**
  * The MCP host (CONTRACT 6): tenants' toolsets over MCP's Streamable HTTP transport, built on
@@ -28,11 +43,14 @@ import { ToolsetChanges } from '../tools/toolset-changes.js';
  * (modern/) and 2025-11-25 back to 2024-11-05 with sessions or without (legacy/), per request. Mountable at any path; the gateway mounts it at `/mcp`. Its
  * routes must not pass through a JSON body parser (see `mcpRoutes`).
  */
-/** How long a client whose legacy SSE stream ended waits before it reconnects. */
-const SSE_RETRY_MS = 1000;
-
 @Module({})
-export class McpModule {
+export class McpModule implements NestModule {
+  constructor(@Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpOriginMiddleware).forRoutes(...mcpRoutes(this.options.path));
+  }
+
   static forRoot(options: McpModuleOptions): DynamicModule {
     const path = normalizeMountPath(options.path);
     return {
@@ -47,6 +65,10 @@ export class McpModule {
         UpstreamFeatures,
         McpServerFactory,
         StatelessCancellations,
+        ChangeNotices,
+        McpChanges,
+        DocumentUpdates,
+        UpstreamListRelay,
         {
           provide: LegacyTransports,
           inject: [ConfigService, McpServerFactory],
@@ -68,21 +90,17 @@ export class McpModule {
         },
         {
           provide: ModernEndpoint,
-          inject: [ConfigService, McpServerFactory, ToolsetChanges, CatalogChanges],
+          inject: [ConfigService, McpServerFactory, McpChanges],
           useFactory: (
             config: ConfigService<GatewayConfig, true>,
             servers: McpServerFactory,
-            toolsets: ToolsetChanges,
-            catalog: CatalogChanges,
+            changes: McpChanges,
           ) =>
-            new ModernEndpoint(
-              servers,
-              { toolsets, catalog },
-              {
-                keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
-                maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
-              },
-            ),
+            new ModernEndpoint(servers, changes, {
+              keepAliveMs: config.get('runEvents', { infer: true }).heartbeatMs,
+              maxSubscriptions: config.get('mcp', { infer: true }).maxSubscriptions,
+              retryMs: SSE_RETRY_MS,
+            }),
         },
         McpHttpHost,
       ],

@@ -24,8 +24,9 @@ function objectSchema(schema: { [key: string]: unknown }): Tool['inputSchema'] {
 /**
  * A tool contract as MCP's `tools/list` entry; `inputSchema` is the contract's `parameters`.
  * Built-ins carry a title and annotations from their hints; HTTP tools what their tenant
- * registered (title, annotations, icons, output schema), or nothing (MCP's defaults then
- * assume the worst).
+ * registered (title, annotations, icons, output schema), upstream tools what their upstream
+ * listed (the same four, held to the same rules), or nothing (MCP's defaults then assume the
+ * worst).
  */
 export function toMcpTool(tool: ToolContract): Tool {
   const hints = tool.hints;

@@ -19,8 +19,15 @@ export abstract class ChannelAdapter {
   /** The webhook's JSON message for a reply. */
   abstract render(text: string): unknown;
 
-  /** Posts a reply; `idempotencyKey` is the same on every attempt of one delivery. */
-  deliver(text: string, idempotencyKey: string): Promise<DeliveryOutcome> {
+  /**
+   * Posts a reply; `idempotencyKey` is the same on every attempt of one delivery, `headers` mark
+   * it as this deployment's (DeploymentMark).
+   */
+  deliver(
+    text: string,
+    idempotencyKey: string,
+    headers: Record<string, string> = {},
+  ): Promise<DeliveryOutcome> {
     if (this.url === undefined) {
       return Promise.resolve({
         ok: false,
@@ -28,6 +35,6 @@ export abstract class ChannelAdapter {
         error: `channel ${this.channel} has no webhook configured`,
       });
     }
-    return postWebhook(this.url, this.render(text), { idempotencyKey });
+    return postWebhook(this.url, this.render(text), { idempotencyKey, headers });
   }
 }

@@ -12,6 +12,7 @@ import {
   applyDecorators,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { ApiBody, ApiOperation } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { assertTenantAllowed } from '../platform/auth/auth.guard.js';
@@ -68,6 +69,17 @@ export function messagingController(signedWebhook: boolean): Type {
     @webhookAccess
     @Post('webhook')
     @HttpCode(200)
+    @ApiOperation({
+      summary: 'A chat event or a Slack Events API payload',
+      description: signedWebhook
+        ? 'Checked by its Slack-style signature (`X-Slack-Signature: v0=<HMAC-SHA256 of v0:{timestamp}:{body}>`, `X-Slack-Request-Timestamp` within 5 minutes), not by an API key (SVC_MESSAGING_SECRET is set).'
+        : 'With SVC_MESSAGING_SECRET set it is checked by a Slack-style signature instead of a key.',
+    })
+    @ApiBody({
+      type: GenericEventDto,
+      description:
+        'A generic event, or a Slack Events API payload (`url_verification`, `event_callback`), which is mapped to one.',
+    })
     async webhook(
       @Req() req: Request & AuthenticatedRequest,
       @Query() query: WebhookQueryDto,

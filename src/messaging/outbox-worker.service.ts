@@ -9,6 +9,7 @@ import { AuditSink } from '../platform/audit/audit-sink.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ServingSignal } from '../platform/http/serving-signal.js';
 import { OutageLog } from '../platform/logging/outage-log.js';
+import { DeploymentMark } from '../platform/state/deployment-mark.js';
 import { LeaseKeeper } from '../platform/state/lease-keeper.service.js';
 import { ChannelRegistry } from './channel-registry.js';
 import { deliveryDelayMs } from '../platform/http/delivery-backoff.js';
@@ -53,6 +54,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     private readonly producer: ReplyProducer,
     private readonly audit: AuditSink,
     private readonly serving: ServingSignal,
+    private readonly mark: DeploymentMark,
     config: ConfigService<GatewayConfig, true>,
   ) {
     const messaging = config.get('messaging', { infer: true });
@@ -146,7 +148,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
   private async attempt(entry: OutboxEntry): Promise<void> {
     const outcome = await this.channels
       .get(entry.channel)
-      .deliver(entry.reply ?? '', deliveryKey(entry.tenantId, entry.id));
+      .deliver(entry.reply ?? '', deliveryKey(entry.tenantId, entry.id), await this.mark.headers());
     const attempt = entry.attempts + 1;
     // The chat system's own words are for the operator's log; the entry keeps the reason only.
     const said = !outcome.ok && outcome.upstream ? ` (upstream: ${outcome.upstream})` : '';

@@ -4,6 +4,7 @@ import { AgentRunner } from '../runs/agent-runner.service.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException } from '../platform/http/problem.js';
 import type { RunStatus } from '../runs/record/run-record.js';
+import { BudgetExhaustedProblem } from '../usage/budgets/budget-exhausted.problem.js';
 import { LeaseLostError, StateUnavailableError } from '../platform/state/state-store.js';
 import type { NewOutboxEntry, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
@@ -15,6 +16,15 @@ export interface ProducedReply {
   /** The entry, now `pending` with its reply. */
   entry: OutboxEntry;
   runStatus: RunStatus;
+}
+
+/**
+ * The reply to a message that came when the tenant's token budget was spent: it says so and
+ * when to ask again, rather than leaving the person without an answer.
+ */
+export function budgetReply(problem: BudgetExhaustedProblem): string {
+  const resets = problem.state.resets_at.replace('T', ' ').replace(/:\d{2}\.\d{3}Z$/, ' UTC');
+  return `Sorry, the ${problem.state.budget} token budget is used up, so I cannot answer now. Please ask again after ${resets}.`;
 }
 
 /** 409s that say the run is not over (a settled run that failed with a 409 is over). */
@@ -90,8 +100,13 @@ export class ReplyProducer {
           );
         return null;
       }
-      this.logger.warn({ err: error }, `run ${entry.id} failed`);
-      reply = `Sorry, I could not answer that. (reference: ${entry.id})`;
+      if (error instanceof BudgetExhaustedProblem) {
+        this.logger.warn(`run ${entry.id} refused: ${error.message}`);
+        reply = budgetReply(error);
+      } else {
+        this.logger.warn({ err: error }, `run ${entry.id} failed`);
+        reply = `Sorry, I could not answer that. (reference: ${entry.id})`;
+      }
       runStatus = 'failed';
     }
     const stored = await this.outbox.setReply(entry.tenantId, entry.id, reply);

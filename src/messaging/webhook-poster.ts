@@ -27,6 +27,8 @@ export interface WebhookPost {
   /** Sent as `Idempotency-Key`: the same on every attempt of one delivery. */
   idempotencyKey?: string;
   timeoutMs?: number;
+  /** More headers (the deployment's mark). */
+  headers?: Record<string, string>;
 }
 
 /** Worth another attempt: rate limited, a server-side failure, or no answer at all. */
@@ -44,7 +46,7 @@ function retryableStatus(status: number): boolean {
 export async function postWebhook(
   url: string,
   message: unknown,
-  { idempotencyKey, timeoutMs = DELIVERY_TIMEOUT_MS }: WebhookPost = {},
+  { idempotencyKey, timeoutMs = DELIVERY_TIMEOUT_MS, headers = {} }: WebhookPost = {},
 ): Promise<DeliveryOutcome> {
   const timeout = AbortSignal.timeout(timeoutMs);
   // Built only on failure: the address's secret parts (path, query, password) in every spelling.
@@ -56,6 +58,7 @@ export async function postWebhook(
       headers: {
         'content-type': 'application/json',
         'user-agent': GATEWAY_USER_AGENT,
+        ...headers,
         ...idempotencyHeaders(idempotencyKey),
       },
       body: JSON.stringify(message),

@@ -40,9 +40,23 @@ describe('EchoProvider', () => {
       },
       finishReason: 'tool_calls',
       model: 'echo',
+      usage: expect.any(Object),
     });
     // Deterministic: the same conversation gives the same call.
     expect(await complete(messages)).toEqual(first);
+  });
+
+  it('reports estimated usage: about four characters a token, in and out', async () => {
+    const completion = await complete([
+      { role: 'system', content: 'x'.repeat(8) },
+      { role: 'user', content: 'y'.repeat(10) },
+    ]);
+    // 8/4 + ceil(10/4) in; the answer (the last user message, no tool calls: "[]") out.
+    expect(completion.usage).toEqual({
+      prompt_tokens: 5,
+      completion_tokens: Math.ceil(12 / 4),
+      total_tokens: 8,
+    });
   });
 
   it('defaults the arguments to {} and accepts dotted names', async () => {

@@ -8,6 +8,7 @@ import {
   type CompletionOptions,
 } from './chat.types.js';
 import { forwardWhole } from './stream-assembler.js';
+import { estimatedUsage } from './usage.js';
 
 /** `/tool NAME {json-args}`: the offline way to ask for a tool call (CONTRACT section 4). */
 const TOOL_COMMAND = /^\/tool\s+([A-Za-z0-9_.-]+)(?:\s+([\s\S]*))?$/;
@@ -49,7 +50,10 @@ export class EchoProvider extends ChatProvider {
     const { signal, onDelta } = options;
     // A promise, not a throw: callers see the abort the same way as from a network provider.
     if (signal?.aborted) return Promise.reject(signal.reason as Error);
-    const completion = this.reply(request.messages);
+    const reply = this.reply(request.messages);
+    // No model to count tokens: estimated, so usage and budgets work offline too.
+    const said = reply.message.content + JSON.stringify(reply.message.tool_calls ?? []);
+    const completion = { ...reply, usage: estimatedUsage(request.messages, said) };
     if (!onDelta) return Promise.resolve(completion);
     return this.stream(completion, onDelta, signal);
   }

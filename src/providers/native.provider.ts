@@ -9,6 +9,7 @@ import {
 import { isObject, parseCompletion } from './completion.parser.js';
 import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';
 import { StreamAssembler, forwardWhole } from './stream-assembler.js';
+import { requestedModel } from './usage.js';
 
 /**
  * The spec's own wire format: POST the chat request (`messages`, `tools`, `model`, `toolset`) to the
@@ -37,7 +38,7 @@ export class NativeProvider extends ChatProvider {
     const body = {
       messages: request.messages,
       tools: request.tools,
-      model: request.model ?? this.config.model ?? 'default',
+      model: requestedModel(request.model, this.config),
       toolset: request.toolset,
     };
     if (!options.onDelta) return this.parse(await this.http.postJson(body, options.signal));

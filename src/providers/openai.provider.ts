@@ -13,6 +13,7 @@ import {
 import { isObject, parseCompletion } from './completion.parser.js';
 import { ProviderHttpClient, type ProviderLogger } from './provider-http.client.js';
 import { StreamAssembler, forwardWhole } from './stream-assembler.js';
+import { requestedModel } from './usage.js';
 
 /** `{url}/chat/completions`, unless the configured URL already names that path. */
 export function chatCompletionsUrl(base: string): string {
@@ -88,7 +89,7 @@ export class OpenAiProvider extends ChatProvider {
     const names = new FunctionNames(request.tools.map((tool) => tool.name));
     const body: Record<string, unknown> = {
       // OpenAI-compatible servers require a model; many serve one and ignore the name.
-      model: request.model ?? this.config.model ?? 'default',
+      model: requestedModel(request.model, this.config),
       messages: request.messages.map((message) => toWireMessage(message, names)),
     };
     if (request.tools.length > 0) body.tools = request.tools.map((tool) => toWireTool(tool, names));

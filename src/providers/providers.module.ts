@@ -8,6 +8,7 @@ import { EchoProvider } from './echo.provider.js';
 import { NativeProvider } from './native.provider.js';
 import { OpenAiProvider } from './openai.provider.js';
 import { TracedChatProvider } from './traced-chat.provider.js';
+import { requestedModel } from './usage.js';
 
 /** The provider the configuration names (`kind` is already resolved by loadConfig). */
 export function createChatProvider(config: ProviderConfig): ChatProvider {
@@ -37,7 +38,7 @@ export function createChatProvider(config: ProviderConfig): ChatProvider {
         metrics: Metrics,
       ) => {
         const provider = config.get('provider', { infer: true });
-        const model = provider.model ?? 'default';
+        const model = requestedModel(undefined, provider);
         return new TracedChatProvider(createChatProvider(provider), model, tracing, metrics);
       },
     },

@@ -10,8 +10,9 @@ import {
 } from './chat.types.js';
 
 /**
- * The configured provider with a `chat {model}` span and the model-call duration metric around
- * every call, so the agent loop and the supervisor's calls are measured in one place.
+ * The configured provider with a `chat {model}` span, the model-call duration metric and the
+ * token usage metric (`gen_ai.client.token.usage`) around every call, so the agent loop and the
+ * supervisor's calls are measured in one place.
  */
 export class TracedChatProvider extends ChatProvider {
   readonly kind: string;
@@ -54,6 +55,7 @@ export class TracedChatProvider extends ChatProvider {
             : {}),
         });
         span.setAttributes(chatResponseAttributes(completion));
+        if (completion.usage) this.metrics.recordTokenUsage(this.kind, model, completion.usage);
         ok = true;
         return completion;
       } finally {

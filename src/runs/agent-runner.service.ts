@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
+import { TokenBudgets } from '../usage/budgets/token-budgets.service.js';
 import { RunCancels } from './cancel/run-cancels.service.js';
 import { RunWebhooks } from './webhooks/run-webhooks.service.js';
 import { GraphRunner, isGraphRun } from './graph/graph-runner.service.js';
@@ -13,9 +14,23 @@ import { type RunRecord, SETTLED_STATUSES, type StoredRun } from './record/run-r
 import { runView } from './record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from './record/run-record.store.js';
 import type { RunRequest } from './run-request.js';
+import { checkRunInput } from './run-input.limits.js';
 
 /** The plain agent loop; any other name is a graph registered with PUT /v1/agents/{name}. */
 const DEFAULT_AGENT = 'default';
+
+/**
+ * A run id the caller chose that is already another agent's run: a conflict, not that run (a
+ * resent request answers the run it started; a reused id must not answer someone else's).
+ */
+function refuseOtherAgents(run: RunRecord, request: RunRequest): void {
+  if (run.agent === request.agent) return;
+  throw new ProblemException(
+    409,
+    `run id ${JSON.stringify(run.run_id)} is already a run of agent ${JSON.stringify(run.agent)}, not of ${JSON.stringify(request.agent)}; choose another id`,
+    'run-id-conflict',
+  );
+}
 
 /** The problem a failed run's caller gets (and gets again when the run id is repeated). */
 function failure(run: RunRecord): ProblemException | null {
@@ -32,7 +47,8 @@ function failure(run: RunRecord): ProblemException | null {
  * anything; one whose owner is gone is continued from its checkpoint (the sweep of RunRecovery
  * does the same without a retry); while another process executes it: 409. The lease's one error
  * policy: a settled run gives its lease up, an unfinished one hands it over, and neither ever
- * fails the run (RunLease). A run started from inside another run is refused (403).
+ * fails the run (RunLease). A run started from inside another run is refused (403), and a new
+ * run of a tenant whose token budget is spent (429 `budget-exhausted`), on every surface.
  */
 @Injectable()
 export class AgentRunner {
@@ -46,6 +62,7 @@ export class AgentRunner {
     private readonly specs: AgentSpecStore,
     private readonly cancels: RunCancels,
     private readonly webhooks: RunWebhooks,
+    private readonly budgets: TokenBudgets,
   ) {}
 
   async run(request: RunRequest): Promise<RunRecord> {
@@ -56,15 +73,19 @@ export class AgentRunner {
         'nested-run',
       );
     }
+    checkRunInput(request.input);
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
     const runId = request.runId ?? randomUUID();
-    if (request.runId !== undefined) {
-      const prior = await this.records.get(request.tenantId, runId);
-      if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
-    }
+    const prior =
+      request.runId === undefined ? null : await this.records.get(request.tenantId, runId);
+    if (prior) refuseOtherAgents(prior, request);
+    if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
+    // A new run starts only within its tenant's budget; one already recorded goes on.
+    if (!prior) await this.budgets.admit(request.tenantId);
     const lease = await this.leases.claim(request.tenantId, runId);
     if (!lease) {
       const done = await this.records.get(request.tenantId, runId);
+      if (done) refuseOtherAgents(done, request);
       if (done && SETTLED_STATUSES.has(done.status)) return this.answer(done);
       throw new ProblemException(
         409,
@@ -81,6 +102,7 @@ export class AgentRunner {
         request.runId === undefined
           ? null
           : await this.records.getVersioned(request.tenantId, runId);
+      if (stored) refuseOtherAgents(stored.run, request);
       if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
       if (stored) {
         request.onRecorded?.(runView(stored.run));

@@ -5,6 +5,7 @@ import { RunsModule } from './runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { StateModule } from '../platform/state/state.module.js';
 import { ToolsModule } from '../tools/tools.module.js';
+import { UsageModule } from '../usage/usage.module.js';
 import { AgentController } from './start/agent-run.controller.js';
 import { LoopModule } from './loop/loop.module.js';
 import { AgentRunner } from './agent-runner.service.js';
@@ -26,6 +27,7 @@ import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
     SessionsModule,
     AgentsModule,
     GraphModule,
+    UsageModule,
   ],
   controllers: [AgentController],
   providers: [PlainRunner, AgentRunner, AgentsToolset, RunRecovery],

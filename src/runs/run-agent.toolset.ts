@@ -13,6 +13,7 @@ import type {
 } from '../tools/builtin/builtin-tool.types.js';
 import { BuiltinTools } from '../tools/builtin/builtin-tools.js';
 import { AgentRunner } from './agent-runner.service.js';
+import { MAX_INPUT_CHARS } from './run-input.limits.js';
 
 /** The built-in toolset through which MCP clients (and REST tool calls) run agents. */
 export const AGENTS_TOOLSET = 'agents';
@@ -22,7 +23,12 @@ const ID_PATTERN = '^[A-Za-z0-9_.:-]+$';
 const RUN_AGENT_PARAMETERS = {
   type: 'object' as const,
   properties: {
-    prompt: { type: 'string', minLength: 1, maxLength: 200_000, description: 'What to ask.' },
+    prompt: {
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_INPUT_CHARS,
+      description: 'What to ask.',
+    },
     agent: {
       type: 'string',
       maxLength: 128,
@@ -129,9 +135,11 @@ export class AgentsToolset implements OnModuleInit {
         isError: false,
       };
     } catch (error) {
-      // A problem the caller can act on (unknown agent 404, busy 409, model 502/504). A 503
-      // with Retry-After (backend away, replica stopping) is the gateway's, not the agent's.
-      if (error instanceof HttpException && !(error instanceof RetryLaterProblem)) {
+      // A problem the caller can act on (unknown agent 404, busy 409, the tenant's token budget
+      // spent 429, model 502/504). A 503 with Retry-After (backend away, replica stopping) is
+      // the gateway's, not the agent's.
+      const gatewayRefusal = error instanceof RetryLaterProblem && error.getStatus() >= 500;
+      if (error instanceof HttpException && !gatewayRefusal) {
         return { result: error.message, isError: true };
       }
       throw error;

@@ -3,6 +3,7 @@ import { ValidationProblem } from '../platform/http/problem.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { RunAgentDto } from './dto/run-agent.dto.js';
 import type { RunRecord } from './record/run-record.js';
+import type { WebhookTarget } from './webhooks/run-webhook.store.js';
 
 /** One agent run to perform, from REST (`POST /v1/agent/run`) or `svc run`. */
 export interface RunRequest {
@@ -23,8 +24,11 @@ export interface RunRequest {
   actor?: string;
   /** The run streams the model's answer into its event log (streamed and background runs). */
   deltas?: boolean;
-  /** Receives the settled run, signed, through the durable webhook outbox. */
-  webhook?: string;
+  /**
+   * Receives the settled run, signed, through the durable webhook outbox: a URL (the gateway's
+   * `run.settled`), or a target in another wire's format (an A2A push notification).
+   */
+  webhook?: string | WebhookTarget;
   /**
    * Called once the run is recorded and executing here (a new run, or one continued from its
    * checkpoint), before its first model call: a background or streamed caller answers then.

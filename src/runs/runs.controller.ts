@@ -1,11 +1,13 @@
 import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { ResponseSchema } from '../platform/openapi/response-schema.js';
 import { RunPathDto } from './dto/run-path.dto.js';
 import { RunQueryDto } from './dto/run-query.dto.js';
 import { RunWaiter } from './lifecycle/run-waiter.js';
 import type { RunRecord } from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
+import { RUN_RECORD_SCHEMA } from './record/run-record.schema.js';
 
 @Controller('v1/runs')
 export class RunsController {
@@ -17,6 +19,7 @@ export class RunsController {
    */
   @RequirePermissions('runs:read')
   @Get(':run_id')
+  @ResponseSchema(RUN_RECORD_SCHEMA)
   async get(
     @Param() { run_id: runId }: RunPathDto,
     @Query() query: RunQueryDto,

@@ -1,8 +1,17 @@
-import { Controller, Get, Logger, NotFoundException, type OnModuleInit, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import {
+  Controller,
+  Get,
+  Logger,
+  NotFoundException,
+  type OnModuleInit,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
 import { Public } from '../platform/auth/auth.decorators.js';
 import {
   STUDIO_CSP,
+  STUDIO_FILE_ROUTES,
   STUDIO_UI_DIR,
   type StudioAsset,
   loadStudioAssets,
@@ -10,8 +19,8 @@ import {
 
 /**
  * The studio web page (`/studio`): static files from `studio-ui/`, public because they hold no
- * data. The page asks for an API key and reads everything it shows from /v1/studio, /v1/board
- * and /v1/runs with it, so the key's permissions and tenant decide what it sees and may do.
+ * data. The page asks for an API key and reads everything it shows from /v1/* with it
+ * (/v1/whoami first), so the key's permissions and tenant decide what it sees and may do.
  */
 @Public()
 @Controller('studio')
@@ -31,24 +40,11 @@ export class StudioPageController implements OnModuleInit {
     this.send('/studio', res);
   }
 
-  @Get('studio.js')
-  script(@Res() res: Response): void {
-    this.send('/studio/studio.js', res);
-  }
-
-  @Get('run-view.js')
-  runView(@Res() res: Response): void {
-    this.send('/studio/run-view.js', res);
-  }
-
-  @Get('studio.css')
-  style(@Res() res: Response): void {
-    this.send('/studio/studio.css', res);
-  }
-
-  @Get('favicon.svg')
-  icon(@Res() res: Response): void {
-    this.send('/studio/favicon.svg', res);
+  /** One route per file (listed, so the API description and the auth tests see each). */
+  @Get([...STUDIO_FILE_ROUTES])
+  file(@Req() req: Request, @Res() res: Response): void {
+    // The matched path, without the trailing slash Express's loose routing lets through.
+    this.send(req.path.replace(/\/+$/, ''), res);
   }
 
   private send(path: string, res: Response): void {

@@ -2,11 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { RunEvents } from '../runs/lifecycle/run-events.js';
 import type { RunRecord } from '../runs/record/run-record.js';
 import { STUDIO_MAX_TEXT, StudioRecorder } from './studio.recorder.js';
-import { StudioStore } from './studio.store.js';
+import { MemoryStudioStore } from './memory-studio.store.js';
 
 function setUp() {
   const events = new RunEvents();
-  const store = new StudioStore();
+  const store = new MemoryStudioStore();
   const recorder = new StudioRecorder(events, store);
   recorder.onModuleInit();
   return { events, store, recorder };
@@ -34,17 +34,17 @@ const run = (fields: Partial<RunRecord> = {}): RunRecord => ({
 });
 
 describe('StudioRecorder', () => {
-  it('follows a run: running loop, progress, then completed loop and its session', () => {
+  it('follows a run: running loop, progress, then completed loop and its session', async () => {
     const { events, store } = setUp();
     const record = run();
     events.started(record);
-    expect(store.snapshot('acme')).toMatchObject({
+    expect(await store.snapshot('acme')).toMatchObject({
       sessions: [],
       loops: [{ run_id: 'r1', status: 'running', turns: 0 }],
       counts: { running_loops: 1, sessions: 0, loops: 1 },
     });
     events.progressed({ ...record, turns: 1, tool_calls: 2 });
-    expect(store.snapshot('acme').loops[0]).toMatchObject({ turns: 1, tool_calls: 2 });
+    expect((await store.snapshot('acme')).loops[0]).toMatchObject({ turns: 1, tool_calls: 2 });
     events.settled({
       ...record,
       status: 'completed',
@@ -56,7 +56,7 @@ describe('StudioRecorder', () => {
       messages: [...record.messages, { role: 'assistant', content: 'done' }],
       ended_at: '2026-01-01T00:00:02.000Z',
     });
-    const { sessions, loops, counts } = store.snapshot('acme');
+    const { sessions, loops, counts } = await store.snapshot('acme');
     expect(loops).toEqual([
       {
         id: expect.any(String),
@@ -95,36 +95,38 @@ describe('StudioRecorder', () => {
     expect(counts).toMatchObject({ running_loops: 0, completed_loops: 1 });
   });
 
-  it('keeps copies: changing the record after an event changes nothing recorded', () => {
+  it('keeps copies: changing the record after an event changes nothing recorded', async () => {
     const { events, store } = setUp();
     const record = run();
     events.started(record);
     record.status = 'completed';
     record.turns = 9;
-    expect(store.snapshot('acme').loops[0]).toMatchObject({ status: 'running', turns: 0 });
+    expect((await store.snapshot('acme')).loops[0]).toMatchObject({ status: 'running', turns: 0 });
   });
 
-  it('shows a paused run as a paused loop with its node and no session until it ends', () => {
+  it('shows a paused run as a paused loop with its node and no session until it ends', async () => {
     const { events, store } = setUp();
     const record = run({ agent: 'refund' });
     events.started(record);
     events.settled({ ...record, status: 'paused', paused: true, pending_node: 'pay' });
-    expect(store.snapshot('acme')).toMatchObject({
+    expect(await store.snapshot('acme')).toMatchObject({
       sessions: [],
       loops: [{ status: 'paused', pending_node: 'pay' }],
       counts: { paused_loops: 1, running_loops: 0 },
     });
     events.started({ ...record, status: 'running' });
-    expect(store.snapshot('acme').loops).toMatchObject([{ status: 'running', pending_node: null }]);
+    expect((await store.snapshot('acme')).loops).toMatchObject([
+      { status: 'running', pending_node: null },
+    ]);
     events.settled({ ...record, status: 'denied', finish_reason: 'stop', ended_at: 'x' });
-    expect(store.snapshot('acme')).toMatchObject({
+    expect(await store.snapshot('acme')).toMatchObject({
       loops: [{ status: 'denied' }],
       sessions: [{ id: 's1', finish_reason: 'stop' }],
       counts: { loops: 1, sessions: 1, denied_loops: 1 },
     });
   });
 
-  it('records a failed run with its reason and clips long texts', () => {
+  it('records a failed run with its reason and clips long texts', async () => {
     const { events, store } = setUp();
     const long = 'x'.repeat(STUDIO_MAX_TEXT + 50);
     events.started(run({ messages: [{ role: 'user', content: long }] }));
@@ -137,17 +139,17 @@ describe('StudioRecorder', () => {
         ended_at: '2026-01-01T00:00:01.000Z',
       }),
     );
-    const { sessions, loops } = store.snapshot('acme');
+    const { sessions, loops } = await store.snapshot('acme');
     expect(loops[0]).toMatchObject({ status: 'failed', error: 'model down' });
     expect(sessions[0].finish_reason).toBe('error');
     expect(sessions[0].prompt).toHaveLength(STUDIO_MAX_TEXT);
     expect(sessions[0].prompt.endsWith('…')).toBe(true);
   });
 
-  it('stops recording once destroyed', () => {
+  it('stops recording once destroyed', async () => {
     const { events, store, recorder } = setUp();
     recorder.onModuleDestroy();
     events.started(run());
-    expect(store.snapshot(undefined).counts.loops).toBe(0);
+    expect((await store.snapshot(undefined)).counts.loops).toBe(0);
   });
 });

@@ -1,8 +1,9 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import { RUN_STOPPED_HERE } from '../runs/lifecycle/run-lifecycle.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../runs/record/run-record.js';
-import { StudioStore } from './studio.store.js';
+import { type LoopUpdate, StudioStore } from './studio.store.js';
 
 /** Longest prompt or answer text the studio keeps; GET /v1/runs/{id} has the whole run. */
 export const STUDIO_MAX_TEXT = 500;
@@ -24,7 +25,8 @@ function promptOf(messages: readonly ChatMessage[]): string {
  * takeovers and approval resumes, `svc run`) through RunEvents and records its loop, and on a
  * run's end its session, in the StudioStore. It copies what it needs from the record and never
  * keeps or changes the record itself; RunEvents drops whatever it throws, so recording can
- * never change or fail a run.
+ * never change or fail a run. Its flush is the store's: the lifecycle waits for it before a
+ * run answers.
  */
 @Injectable()
 export class StudioRecorder implements RunObserver, OnModuleInit, OnModuleDestroy {
@@ -53,6 +55,10 @@ export class StudioRecorder implements RunObserver, OnModuleInit, OnModuleDestro
 
   /** A paused run gets its session record when it ends (after the decision). */
   runSettled(record: Readonly<RunRecord>): void {
+    if (record.error?.type === RUN_STOPPED_HERE) {
+      this.store.loopStoppedHere(loopOf(record));
+      return;
+    }
     this.recordLoop(record);
     if (!TERMINAL_STATUSES.has(record.status)) return;
     this.store.putSession({
@@ -69,21 +75,29 @@ export class StudioRecorder implements RunObserver, OnModuleInit, OnModuleDestro
     });
   }
 
-  private recordLoop(record: Readonly<RunRecord>): void {
-    this.store.putLoop({
-      tenant_id: record.tenant_id,
-      agent: record.agent,
-      session_id: record.session_id,
-      run_id: record.run_id,
-      status: record.status,
-      started_at: record.started_at,
-      ended_at: record.ended_at,
-      turns: record.turns,
-      tool_calls: record.tool_calls,
-      finish_reason: record.finish_reason,
-      trace_id: record.trace_id,
-      pending_node: record.status === 'paused' ? (record.pending_node ?? null) : null,
-      error: record.error ? clip(record.error.detail) : null,
-    });
+  flush(): Promise<void> {
+    return this.store.flush();
   }
+
+  private recordLoop(record: Readonly<RunRecord>): void {
+    this.store.putLoop(loopOf(record));
+  }
+}
+
+function loopOf(record: Readonly<RunRecord>): LoopUpdate {
+  return {
+    tenant_id: record.tenant_id,
+    agent: record.agent,
+    session_id: record.session_id,
+    run_id: record.run_id,
+    status: record.status,
+    started_at: record.started_at,
+    ended_at: record.ended_at,
+    turns: record.turns,
+    tool_calls: record.tool_calls,
+    finish_reason: record.finish_reason,
+    trace_id: record.trace_id,
+    pending_node: record.status === 'paused' ? (record.pending_node ?? null) : null,
+    error: record.error ? clip(record.error.detail) : null,
+  };
 }

@@ -8,9 +8,11 @@ import { loadConfig } from '../platform/config/load-config.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
+import type { DeploymentMark } from '../platform/state/deployment-mark.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 
-const TIMEOUT_MS = 300;
+// Long enough that a loaded CI machine streams 2 MiB inside it (`/stream` must fail on size, not time).
+const TIMEOUT_MS = 2000;
 
 /**
  * A real local endpoint: `/ok` echoes, `/hang` never answers, `/stream` sends 2 MiB in chunks,
@@ -82,7 +84,9 @@ describe('HttpToolInvoker', () => {
   ) as unknown as ConfigService<GatewayConfig, true>;
   // No name resolves (no DNS in unit tests): a name is a resolution failure.
   const egress = new TenantEgress(config, () => Promise.resolve([]));
-  const invoker = new HttpToolInvoker(config, new ToolEndpointPolicy(egress), egress);
+  // No deployment mark to send in a unit test: the call carries none.
+  const mark = { headers: () => Promise.resolve({}) } as unknown as DeploymentMark;
+  const invoker = new HttpToolInvoker(config, new ToolEndpointPolicy(egress), egress, mark);
   const target = (path: string, base = endpoint.url) => ({
     tenantId: 't',
     toolset: 's',

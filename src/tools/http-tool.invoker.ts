@@ -9,6 +9,7 @@ import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { SseDataReader } from '../platform/http/sse-data-reader.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
+import { DeploymentMark } from '../platform/state/deployment-mark.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
@@ -101,6 +102,7 @@ export class HttpToolInvoker {
     config: ConfigService<GatewayConfig, true>,
     private readonly endpoints: ToolEndpointPolicy,
     private readonly egress: TenantEgress,
+    private readonly mark: DeploymentMark,
   ) {
     this.timeoutMs = config.get('tools', { infer: true }).timeoutMs;
   }
@@ -113,13 +115,14 @@ export class HttpToolInvoker {
     // Checked again at call time: the allow-list may have narrowed since registration.
     const refusal = this.endpoints.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
+    const lineage = await this.mark.headers();
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       // The timeout covers the whole exchange, reading the body included.
       return await this.exchange(
         target,
         args,
-        idempotencyKey,
+        { ...lineage, ...idempotencyHeaders(idempotencyKey) },
         signal ? AbortSignal.any([timeout, signal]) : timeout,
         reporter,
       );
@@ -151,7 +154,7 @@ export class HttpToolInvoker {
   private async exchange(
     target: HttpToolTarget,
     args: JsonValue,
-    idempotencyKey: string | undefined,
+    extraHeaders: Record<string, string>,
     signal: AbortSignal,
     reporter: ToolReporter | undefined,
   ): Promise<ToolResult> {
@@ -165,7 +168,7 @@ export class HttpToolInvoker {
         'x-tenant-id': target.tenantId,
         'x-toolset': target.toolset,
         'x-tool-name': target.name,
-        ...idempotencyHeaders(idempotencyKey),
+        ...extraHeaders,
       },
       body: JSON.stringify(args),
       // A redirect is a failure, never followed: the registered URL is the one the tenant vouched for.

@@ -4,7 +4,7 @@ import { BuiltinTools } from './builtin/builtin-tools.js';
 import { MAX_TOOLS_PER_TOOLSET, isName } from './tool.limits.js';
 import type { JsonSchemaObject, ToolHints, ToolSpec, ToolsetView } from './tool.types.js';
 import type { ToolPresentation } from './tool-presentation.js';
-import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
+import { type StoredTool, type ToolEndpoint, ToolsetRepository } from './toolset-repository.js';
 import { type ResolvedUpstream, UpstreamCatalog } from './upstream/upstream-catalog.js';
 import type { ExposedTool } from './upstream/upstream-names.js';
 import type { StoredUpstreams, UpstreamToolRef } from './upstream/upstream.types.js';
@@ -12,7 +12,7 @@ import type { StoredUpstreams, UpstreamToolRef } from './upstream/upstream.types
 /** A tool contract with where it runs: built in, at a tenant's HTTP endpoint, or upstream. */
 export interface ToolContract extends ToolSpec {
   builtin: boolean;
-  endpoint?: { url: string };
+  endpoint?: ToolEndpoint;
   /** A tool of an upstream MCP server the tenant registered in the toolset. */
   upstream?: UpstreamToolRef;
   /** How clients may present a built-in (MCP titles and annotations). */
@@ -51,7 +51,7 @@ export function registeredContract(name: string, tool: StoredTool): ToolContract
     // Registration only stores schemas whose top-level type is "object".
     parameters: tool.parameters as JsonSchemaObject,
     builtin: false,
-    endpoint: { url: tool.endpoint.url },
+    endpoint: { ...tool.endpoint },
     ...(Object.keys(presentation).length > 0 ? { presentation } : {}),
   };
 }
@@ -72,6 +72,7 @@ function upstreamContract(upstream: ResolvedUpstream, tool: ExposedTool): ToolCo
     builtin: false,
     upstream: { upstream: upstream.name, tool: tool.tool, stamp: upstream.stamp ?? '' },
     ...(tool.hints && { hints: tool.hints }),
+    ...(tool.presentation && { presentation: tool.presentation }),
   };
 }
 

@@ -7,6 +7,7 @@ import { Metrics } from '../platform/telemetry/metrics.service.js';
 import { ATTR_SVC_TOOL_IS_ERROR } from '../platform/telemetry/semconv.js';
 import { toolSpan, toolTypeAttributes } from '../platform/telemetry/span-specs.js';
 import { Tracing, markFailed } from '../platform/telemetry/tracing.service.js';
+import { A2AAgentInvoker } from './a2a/a2a-agent.invoker.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
@@ -18,6 +19,7 @@ import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-cat
 import type { ToolReporter } from './tool-stream.js';
 import type { JsonSchemaObject } from './tool.types.js';
 import type { ToolInvocation, ToolOutcome } from './tool.types.js';
+import type { ClientInput } from './upstream/upstream-input.js';
 import { UpstreamInvoker } from './upstream/upstream-invoker.js';
 
 export interface ExecuteOptions {
@@ -39,6 +41,8 @@ export interface ExecuteOptions {
   permissions?: readonly string[];
   /** Hears what a tool reports while it runs (progress, log messages), where it can. */
   reporter?: ToolReporter;
+  /** The MCP client behind the call (MCP host only), which can answer an upstream's asks. */
+  clientInput?: ClientInput;
 }
 
 /**
@@ -77,6 +81,7 @@ export class ToolExecutor {
     private readonly compileBudget: SchemaCompileBudget,
     private readonly http: HttpToolInvoker,
     private readonly upstreams: UpstreamInvoker,
+    private readonly agents: A2AAgentInvoker,
     private readonly audit: AuditSink,
     private readonly tracing: Tracing,
     private readonly metrics: Metrics,
@@ -136,9 +141,17 @@ export class ToolExecutor {
         );
       }
       resolved(tool.builtin);
-      const { result, isError } = await this.run(invocation.arguments, found, tool, options);
-      record({ is_error: isError });
-      return { tool: name, toolset, version: found.version, result, isError };
+      const answer = await this.run(invocation.arguments, found, tool, options);
+      const { result, isError, inputRequired } = answer;
+      record({ is_error: isError, ...(inputRequired && { input_required: true }) });
+      return {
+        tool: name,
+        toolset,
+        version: found.version,
+        result,
+        isError,
+        ...(inputRequired && { inputRequired }),
+      };
     } catch (error) {
       if (options.signal?.aborted) {
         record({ is_error: true, status: null, error: 'aborted' }); // the caller cancelled
@@ -156,7 +169,7 @@ export class ToolExecutor {
     args: JsonValue,
     toolset: ResolvedToolset,
     tool: ToolContract,
-    { signal, actor, permissions, idempotencyKey, reporter }: ExecuteOptions,
+    { signal, actor, permissions, idempotencyKey, reporter, clientInput }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
     const validate =
@@ -199,10 +212,21 @@ export class ToolExecutor {
         signal,
         idempotencyKey,
         reporter,
+        input: clientInput,
       });
     }
     const url = tool.endpoint?.url;
     if (url === undefined) throw new Error(`tool "${tool.name}" has neither code nor endpoint`);
+    if (tool.endpoint?.protocol === 'a2a') {
+      const target = {
+        tenantId: toolset.tenantId,
+        toolset: toolset.toolset,
+        name: tool.name,
+        url,
+        headers: tool.endpoint.headers,
+      };
+      return this.agents.invoke(target, object, { signal, idempotencyKey });
+    }
     const answer = await this.http.invoke(
       { tenantId: toolset.tenantId, toolset: toolset.toolset, name: tool.name, url },
       object,

@@ -11,6 +11,8 @@ import { type ToolContract, registeredContract } from './tool-catalog.service.js
 import type { ToolPresentation } from './tool-presentation.js';
 import { type StoredTool, ToolsetRepository } from './toolset-repository.js';
 import { refuseNewToolsetOverLimit } from './toolset-quota.js';
+import { checkHeaders } from './upstream/upstream-headers.js';
+import { RESERVED_HEADERS } from './upstream/upstream.limits.js';
 
 export interface ToolRegistrationRequest {
   tenantId: string;
@@ -19,8 +21,37 @@ export interface ToolRegistrationRequest {
   description: string;
   parameters: { [key: string]: JsonValue };
   endpointUrl: string;
+  /** `a2a`: the endpoint is a remote A2A agent. */
+  endpointProtocol?: 'http' | 'a2a';
+  /** An A2A agent's headers (credentials), checked here; never shown back. */
+  endpointHeaders?: { [name: string]: JsonValue };
   /** Title, annotations, icons and output schema, as the tenant gave them. */
   presentation?: ToolPresentation;
+}
+
+/** Headers the A2A client or the gateway sets on a call to an agent: not a tenant's to set. */
+const A2A_RESERVED_HEADERS: ReadonlySet<string> = new Set([
+  ...RESERVED_HEADERS,
+  'a2a-version',
+  'a2a-extensions',
+  'x-a2a-extensions',
+  'user-agent',
+]);
+
+/** The checked headers of an A2A agent's endpoint; any other endpoint takes none. */
+function endpointHeaders(request: ToolRegistrationRequest): { [name: string]: string } {
+  if (request.endpointHeaders === undefined) return {};
+  if (request.endpointProtocol !== 'a2a') {
+    const message = 'headers are sent to A2A agents (protocol a2a) only';
+    throw new ValidationProblem([{ path: 'endpoint.headers', message }], message);
+  }
+  const { headers, errors } = checkHeaders(
+    request.endpointHeaders,
+    A2A_RESERVED_HEADERS,
+    'endpoint.headers',
+  );
+  if (errors.length > 0) throw ValidationProblem.listing(errors);
+  return headers;
 }
 
 /**
@@ -47,6 +78,7 @@ export class ToolRegistration {
     this.refuseBuiltin(toolset, name);
     const refusal = this.endpoints.refusal(request.endpointUrl);
     if (refusal) throw new ValidationProblem([{ path: 'endpoint.url', message: refusal }], refusal);
+    const headers = endpointHeaders(request);
     const errors = this.schemas.check(
       request.parameters,
       'parameters',
@@ -77,7 +109,11 @@ export class ToolRegistration {
     const tool: StoredTool = {
       description: request.description,
       parameters: request.parameters,
-      endpoint: { url: request.endpointUrl },
+      endpoint: {
+        url: request.endpointUrl,
+        ...(request.endpointProtocol === 'a2a' && { protocol: 'a2a' as const }),
+        ...(Object.keys(headers).length > 0 && { headers }),
+      },
       ...request.presentation,
     };
     // The built-ins count too: a model is offered the whole toolset. So does every upstream

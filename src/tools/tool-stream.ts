@@ -17,6 +17,8 @@ export interface ToolLogEntry {
 export interface ToolReporter {
   onProgress?(progress: ToolProgress): void;
   onLog?(entry: ToolLogEntry): void;
+  /** The least severe log level the listener wants; unset: it wants none (no need to ask). */
+  logLevel?: ToolLogEntry['level'];
 }
 
 const LEVELS = new Set<string>([

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../platform/state/state-store.js';
+import type { InputRequired } from './upstream/upstream-input.js';
 
 /** JSON Schema of a tool's arguments: an object schema (`type: object`, `properties`). */
 export type JsonSchemaObject = { type: 'object'; properties?: Record<string, unknown> } & Record<
@@ -53,4 +54,6 @@ export interface ToolOutcome {
   version: number;
   result: JsonValue;
   isError: boolean;
+  /** The tool (an upstream MCP tool) needs the calling MCP client's input before it answers. */
+  inputRequired?: InputRequired;
 }

@@ -16,6 +16,7 @@ import { UpstreamCatalog } from './upstream/upstream-catalog.js';
 import { UpstreamChangeAnnouncer } from './upstream/upstream-change.announcer.js';
 import { UpstreamConnections } from './upstream/upstream-connections.js';
 import { UpstreamInvoker } from './upstream/upstream-invoker.js';
+import { A2AAgentInvoker } from './a2a/a2a-agent.invoker.js';
 import { UpstreamRegistration } from './upstream/upstream-registration.service.js';
 import { UpstreamToolLists } from './upstream/upstream-tool-lists.js';
 import { UpstreamUrlPolicy } from './upstream/upstream-url.policy.js';
@@ -46,6 +47,7 @@ import { UpstreamsController } from './upstream/upstreams.controller.js';
     UpstreamToolLists,
     UpstreamCatalog,
     UpstreamInvoker,
+    A2AAgentInvoker,
     UpstreamRegistration,
     UpstreamChangeAnnouncer,
   ],

@@ -22,8 +22,16 @@ type JsonObject = { [key: string]: JsonValue };
 export type StoredTool = {
   description: string;
   parameters: JsonObject;
-  endpoint: { url: string };
+  /** `protocol` `a2a`: `url` is a remote A2A agent; absent: an HTTP endpoint. */
+  endpoint: ToolEndpoint;
 } & ToolPresentation;
+
+export interface ToolEndpoint {
+  url: string;
+  protocol?: 'a2a';
+  /** An A2A agent's headers (its credentials): sent, never shown back (see endpointView). */
+  headers?: { [name: string]: string };
+}
 export type StoredTools = { [name: string]: StoredTool };
 
 /** What one toolset entry holds: HTTP tools and upstream MCP servers. */
@@ -58,10 +66,15 @@ function parseTools(value: JsonValue): StoredTools {
       typeof tool.endpoint.url === 'string'
     ) {
       const { description, parameters } = tool;
+      const headers = stringMap(tool.endpoint.headers);
       tools[name] = {
         description,
         parameters,
-        endpoint: { url: tool.endpoint.url },
+        endpoint: {
+          url: tool.endpoint.url,
+          ...(tool.endpoint.protocol === 'a2a' && { protocol: 'a2a' as const }),
+          ...(Object.keys(headers).length > 0 && { headers }),
+        },
         ...parsePresentation(tool),
       };
     }
@@ -72,14 +85,20 @@ function parseTools(value: JsonValue): StoredTools {
 const isStrings = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
+/** A stored map of header names to values, its string values only. */
+function stringMap(value: JsonValue | undefined): { [name: string]: string } {
+  const headers: { [name: string]: string } = {};
+  for (const [name, header] of Object.entries(isObject(value) ? value : {})) {
+    if (typeof header === 'string') headers[name] = header;
+  }
+  return headers;
+}
+
 function parseUpstream(value: JsonValue): StoredUpstream | null {
   if (!isObject(value) || typeof value.url !== 'string' || typeof value.prefix !== 'string') {
     return null;
   }
-  const headers: { [name: string]: string } = {};
-  for (const [name, header] of Object.entries(isObject(value.headers) ? value.headers : {})) {
-    if (typeof header === 'string') headers[name] = header;
-  }
+  const headers = stringMap(value.headers);
   const tools = isStrings(value.tools) ? [...value.tools] : null;
   return { url: value.url, headers, tools, prefix: value.prefix };
 }

@@ -56,6 +56,8 @@ export class ToolsetsController {
         description: body.description,
         parameters: body.parameters,
         endpointUrl: body.endpoint.url,
+        endpointProtocol: body.endpoint.protocol,
+        ...(body.endpoint.headers !== undefined && { endpointHeaders: body.endpoint.headers }),
         presentation: {
           ...(body.title === undefined ? {} : { title: body.title }),
           ...(body.annotations === undefined ? {} : { annotations: { ...body.annotations } }),
@@ -80,6 +82,15 @@ export class ToolsetsController {
   }
 }
 
+/** Where a tool runs, as responses show it: header names, never their values (secrets). */
+function endpointView({ url, protocol, headers }: NonNullable<ToolContract['endpoint']>) {
+  return {
+    url,
+    ...(protocol && { protocol }),
+    ...(headers && { header_names: Object.keys(headers).sort() }),
+  };
+}
+
 function toolBody({
   name,
   description,
@@ -94,7 +105,7 @@ function toolBody({
     description,
     parameters,
     builtin,
-    ...(endpoint ? { endpoint } : {}),
+    ...(endpoint ? { endpoint: endpointView(endpoint) } : {}),
     ...(presentation?.title === undefined ? {} : { title: presentation.title }),
     ...(presentation?.annotations === undefined ? {} : { annotations: presentation.annotations }),
     ...(presentation?.icons === undefined ? {} : { icons: presentation.icons }),

@@ -118,12 +118,14 @@ export async function startConformanceEndpoint(): Promise<ConformanceEndpoint> {
 
 /**
  * The conformance suite's fixtures, registered the way a tenant would: HTTP tools in the
- * `default` toolset, prompt templates and resources over REST.
+ * `default` toolset, the tools that ask the client (sampling, elicitation) as an upstream MCP
+ * server of it with no name prefix, prompt templates and resources over REST.
  */
 export async function registerConformanceFixtures(
   gatewayUrl: string,
   tenant: string,
   endpointUrl: string,
+  askingUrl: string,
 ): Promise<void> {
   const put = (path: string, body: object) =>
     request(gatewayUrl)
@@ -137,6 +139,16 @@ export async function registerConformanceFixtures(
       endpoint: { url: `${endpointUrl}/${name}` },
     });
   }
+  await put('/v1/toolsets/default/upstreams/asking', {
+    url: askingUrl,
+    prefix: '',
+    tools: [
+      'test_sampling',
+      'test_elicitation',
+      'test_elicitation_sep1034_defaults',
+      'test_elicitation_sep1330_enums',
+    ],
+  });
   const user = (content: object) => ({ role: 'user', content });
   await put('/v1/prompts/test_simple_prompt', {
     description: 'A simple prompt without arguments',

@@ -54,7 +54,8 @@ export function tempBoardDb(): string {
 /**
  * Boots the real composed gateway on an ephemeral loopback port. Only the given variables are
  * seen (never the developer's own SVC_ environment); logs are silent unless captured. Without
- * SVC_BOARD_DB the board gets a temp file.
+ * SVC_BOARD_DB the board gets a temp file; an empty one is unset, so the board goes where a
+ * deployment puts it by default (the state DSN on PostgreSQL).
  */
 export async function startGateway(
   env: Record<string, string>,
@@ -81,19 +82,34 @@ export async function startGateway(
 }
 
 /**
- * Every route a controller mounted, as `METHOD /path` with path parameters filled in (Nest's own
- * catch-all that answers 404 is left out).
+ * Every route registered on the app's Express router, as Express holds it: the path as mounted
+ * (`/v1/runs/:run_id`, `/a2a/:agent/rest/{*path}`) and its methods in lower case (an `@All`
+ * route holds every method Node knows). Left out: routes that match any path at all, which are
+ * Nest's bindings of middleware (`forRoutes('{*path}')`) and its catch-all that answers 404.
  */
-export function mountedRoutes(app: INestApplication): Array<{ method: string; path: string }> {
+export function routeTable(app: INestApplication): Array<{ path: string; methods: string[] }> {
   interface Layer {
     route?: { path: string; methods: Record<string, boolean> };
+    match(path: string): boolean;
   }
   const express = app.getHttpAdapter().getInstance() as { router: { stack: Layer[] } };
   return express.router.stack.flatMap((layer) =>
-    layer.route && !/[{*]/.test(layer.route.path)
-      ? Object.keys(layer.route.methods).map((method) => ({
+    layer.route && !layer.match('/no/route/has/this/path')
+      ? [{ path: layer.route.path, methods: Object.keys(layer.route.methods) }]
+      : [],
+  );
+}
+
+/**
+ * Every route a controller mounted, as `METHOD /path` with path parameters filled in (routes
+ * with wildcards are left out).
+ */
+export function mountedRoutes(app: INestApplication): Array<{ method: string; path: string }> {
+  return routeTable(app).flatMap(({ path, methods }) =>
+    !/[{*]/.test(path)
+      ? methods.map((method) => ({
           method: method.toUpperCase(),
-          path: layer.route!.path.replace(/:(\w+)/g, 'x-$1'),
+          path: path.replace(/:(\w+)/g, 'x-$1'),
         }))
       : [],
   );

@@ -44,13 +44,17 @@ export function mcpTenantScenarios({ gateway, connect }: McpScenarioContext): vo
         { ...bearer(KEY_B), ...(path === '/mcp/' ? { 'X-Tenant-Id': 'a' } : {}) },
         path,
       );
-      await expect(attempt).rejects.toThrow(/403/);
+      // The v2 client reads the 403's insufficient_scope challenge and says so; v1 the status.
+      await expect(attempt).rejects.toThrow(/403|Insufficient scope/);
     }
     const raw = await request(gateway.url)
       .post('/mcp/')
       .set({ ...bearer(KEY_B), 'X-Tenant-Id': 'a', Accept: 'application/json, text/event-stream' })
       .send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     expect(raw.status).toBe(403);
+    expect(raw.headers['www-authenticate']).toBe(
+      'Bearer realm="svc", error="insufficient_scope", error_description="this key may only act for tenant \\"b\\""',
+    );
     // One style on /mcp/: a JSON-RPC error body, the problem's type and status in its data.
     expect(raw.body).toMatchObject({
       jsonrpc: '2.0',

@@ -1,6 +1,8 @@
 /** One server-sent event as a client receives it. */
 export interface ReceivedEvent {
   id?: string;
+  /** The reconnection delay the event set (a priming event's `retry:`). */
+  retry?: number;
   event: string;
   data: string;
   /** `data` parsed as JSON (undefined when it is not). */
@@ -31,6 +33,8 @@ export interface SseOptions {
   onEvent?: (event: ReceivedEvent) => void;
   /** Called with the number of comment lines (heartbeats) so far, after each block. */
   onComment?: (comments: number) => void;
+  /** Stop reading once this answers true after a comment block (a heartbeat seen). */
+  untilComment?: (comments: number, events: ReceivedEvent[]) => boolean;
   timeoutMs?: number;
 }
 
@@ -83,8 +87,13 @@ export async function readEvents(url: string, options: SseOptions = {}): Promise
       while ((end = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
-        comments += block.split('\n').filter((line) => line.startsWith(':')).length;
+        const commented = block.split('\n').filter((line) => line.startsWith(':')).length;
+        comments += commented;
         options.onComment?.(comments);
+        if (commented > 0 && options.untilComment?.(comments, events)) {
+          stop = true;
+          break;
+        }
         const event = parseBlock(block, started);
         if (!event) continue;
         if (event.id !== undefined) lastEventId = event.id;
@@ -109,6 +118,7 @@ export async function readEvents(url: string, options: SseOptions = {}): Promise
 
 function parseBlock(block: string, started: number): ReceivedEvent | null {
   let id: string | undefined;
+  let retry: number | undefined;
   let event = 'message';
   const data: string[] = [];
   for (const line of block.split('\n')) {
@@ -117,6 +127,7 @@ function parseBlock(block: string, started: number): ReceivedEvent | null {
     const field = colon < 0 ? line : line.slice(0, colon);
     const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
     if (field === 'id') id = value;
+    else if (field === 'retry' && /^\d+$/.test(value)) retry = Number(value);
     else if (field === 'event') event = value;
     else if (field === 'data') data.push(value);
   }
@@ -128,5 +139,12 @@ function parseBlock(block: string, started: number): ReceivedEvent | null {
   } catch {
     json = undefined;
   }
-  return { id, event, data: text, json, receivedAfterMs: performance.now() - started };
+  return {
+    id,
+    ...(retry === undefined ? {} : { retry }),
+    event,
+    data: text,
+    json,
+    receivedAfterMs: performance.now() - started,
+  };
 }

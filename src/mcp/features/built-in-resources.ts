@@ -17,12 +17,23 @@ type TemplateEntry = ListResourceTemplatesResult['resourceTemplates'][number];
 
 interface Source {
   template: TemplateEntry;
+  matcher: UriTemplate;
   /** What the caller's key needs, as on REST. */
   permission: string;
   read(tenantId: string, variables: Record<string, string>): Promise<unknown>;
 }
 
 const JSON_MIME = 'application/json';
+
+const CARD_TEMPLATE = 'svc://board/cards/{card_id}';
+const RUN_TEMPLATE = 'svc://runs/{run_id}';
+
+/**
+ * The URI that reads a card or a run: the id as is, since matching a template does not decode
+ * (a client reads `svc://runs/r-1` for run `r-1`, and that is the URI it subscribes to).
+ */
+export const cardUri = (cardId: string) => `svc://board/cards/${cardId}`;
+export const runUri = (runId: string) => `svc://runs/${runId}`;
 
 /**
  * The gateway's own documents as MCP resource templates, per tenant: a board card
@@ -37,23 +48,25 @@ export class BuiltInResources {
     this.sources = [
       {
         template: {
-          uriTemplate: 'svc://board/cards/{card_id}',
+          uriTemplate: CARD_TEMPLATE,
           name: 'board-card',
           title: 'Board card',
           description: "A card of the tenant's Kanban board",
           mimeType: JSON_MIME,
         },
+        matcher: new UriTemplate(CARD_TEMPLATE),
         permission: 'board:read',
         read: (tenantId, { card_id }) => board.card(tenantId, card_id ?? ''),
       },
       {
         template: {
-          uriTemplate: 'svc://runs/{run_id}',
+          uriTemplate: RUN_TEMPLATE,
           name: 'run',
           title: 'Agent run',
           description: 'The status and result of an agent run',
           mimeType: JSON_MIME,
         },
+        matcher: new UriTemplate(RUN_TEMPLATE),
         permission: 'runs:read',
         read: async (tenantId, { run_id }) => {
           const stored = await runs.get(tenantId, run_id ?? '');
@@ -69,10 +82,19 @@ export class BuiltInResources {
       .map((source) => source.template);
   }
 
+  /**
+   * Whether a key with `permissions` may hear of changes to `uri` (as it may read it): any URI
+   * but a gateway document its key could not read.
+   */
+  mayHear(permissions: readonly string[], uri: string): boolean {
+    const source = this.sources.find((candidate) => candidate.matcher.match(uri));
+    return source === undefined || permits(permissions, source.permission);
+  }
+
   /** The document at `uri`, null when no template matches; -32002 when it names nothing. */
   async read(context: McpContext, uri: string): Promise<ReadResourceResult | null> {
     for (const source of this.sources) {
-      const matched = new UriTemplate(source.template.uriTemplate).match(uri);
+      const matched = source.matcher.match(uri);
       if (!matched) continue;
       if (!permits(context.permissions, source.permission)) {
         throw new RpcError(

@@ -22,10 +22,23 @@ export class SessionEventStore implements EventStore {
   private next = 0;
 
   storeEvent(streamId: StreamId, message: JSONRPCMessage): Promise<EventId> {
+    return Promise.resolve(this.store(streamId, message));
+  }
+
+  /**
+   * A priming event's id on `streamId` (stored empty, like the SDK's own), for a stream the SDK
+   * opens without one (the session's GET stream): a client that reconnects with it gets what
+   * the stream carried after.
+   */
+  primingId(streamId: StreamId): EventId {
+    return this.store(streamId, {} as JSONRPCMessage);
+  }
+
+  private store(streamId: StreamId, message: JSONRPCMessage): EventId {
     const id = `${streamId}:${++this.next}`;
     this.events.push({ id, streamId, message });
     if (this.events.length > MAX_EVENTS) this.events.shift();
-    return Promise.resolve(id);
+    return id;
   }
 
   getStreamIdForEventId(eventId: EventId): Promise<StreamId | undefined> {

@@ -1,5 +1,4 @@
 import type { ServerResponse } from 'node:http';
-import type { Server } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { IncomingMessages } from '../incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
@@ -9,20 +8,18 @@ import {
   type McpHttpRequest,
   LegacyTransports,
 } from './legacy-transports.js';
-
-/** Idle Servers kept for reuse; more than this in flight at once are built and dropped. */
-const MAX_IDLE_SERVERS = 64;
+import { SessionEventStore } from './session-event.store.js';
 
 /**
  * SVC_MCP_MODE=stateless: every POST stands alone, so any replica can answer it (no sticky
- * sessions). The SDK refuses to reuse a stateless transport (two clients' request ids would
- * collide), so each POST gets a fresh transport; the Servers, which are dearer (handler
- * registration, capabilities), are pooled and reconnected. The answer is plain JSON unless a
- * request asked for progress, which needs an SSE response.
+ * sessions): a fresh transport and a fresh Server each (the SDK refuses to reuse a stateless
+ * transport, and a Server keeps what a client told it: reused, one client's log level or
+ * capabilities would reach the next). The answer is plain JSON unless a request asked for
+ * progress, which needs an SSE response; that stream opens with a priming event (for clients of
+ * 2025-11-25, as in sessions) whose ids only label its events: without a session there is
+ * nothing to resume (GET is 405).
  */
 export class StatelessTransports extends LegacyTransports {
-  private readonly idle: Server[] = [];
-
   constructor(
     private readonly servers: McpServerFactory,
     private readonly streams: LegacyStreamOptions,
@@ -31,11 +28,15 @@ export class StatelessTransports extends LegacyTransports {
   }
 
   async post(req: McpHttpRequest, res: ServerResponse, incoming: IncomingMessages): Promise<void> {
-    const server = this.idle.pop() ?? this.servers.create();
+    const server = this.servers.create('stateless');
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !incoming.wantsProgress,
       keepAliveMs: this.streams.keepAliveMs,
+      ...(incoming.wantsProgress && {
+        eventStore: new SessionEventStore(),
+        retryInterval: this.streams.retryMs,
+      }),
     });
     // A client that goes away cancels its tool call (closing aborts the request handlers).
     const close = () => void transport.close();
@@ -45,10 +46,12 @@ export class StatelessTransports extends LegacyTransports {
       await transport.handleRequest(req, res, incoming.body);
     } finally {
       res.off('close', close);
-      // Closing detaches the Server from this transport, so it can serve the next POST.
       await transport.close();
-      if (this.idle.length < MAX_IDLE_SERVERS) this.idle.push(server);
     }
+  }
+
+  sessionRevision(): undefined {
+    return undefined;
   }
 
   get(_req: McpHttpRequest, res: ServerResponse): Promise<void> {

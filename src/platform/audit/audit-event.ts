@@ -22,6 +22,8 @@ export type AuditKind =
   | 'resource.registered'
   | 'resource.deleted'
   | 'board.changed'
+  | 'budget.updated'
+  | 'budget.deleted'
   | 'auth.failed'
   | 'messaging.delivery_failed';
 

@@ -1,25 +1,51 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import type { RecordedAuditEvent } from './audit-event.js';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
+import { streamAuditExport } from './audit-export.js';
+import { auditFilterOf } from './audit-request.js';
 import { AuditSink } from './audit-sink.js';
-import { AuditQueryDto } from './dto/audit-query.dto.js';
+import { AuditFilterDto, AuditQueryDto } from './dto/audit-query.dto.js';
+
+export interface AuditPage {
+  events: RecordedAuditEvent[];
+  /** Where the next (older) page starts; null when this page holds the oldest selected event. */
+  next_cursor: string | null;
+}
 
 @Controller('v1/audit')
 export class AuditController {
   constructor(private readonly audit: AuditSink) {}
 
-  /**
-   * Recent audit events, newest first. A tenant-bound key only ever sees its own tenant's events;
-   * an unbound key sees every tenant's unless it names one.
-   */
+  /** Audit events, newest first, one page at a time. */
   @RequirePermissions('audit:read')
   @Get()
-  list(
+  async list(
     @Query() query: AuditQueryDto,
     @CurrentPrincipal() principal: Principal,
-  ): { events: RecordedAuditEvent[] } {
-    const tenantId = principal.tenantId ?? query.tenant_id;
-    return { events: this.audit.list({ tenantId, kind: query.kind, limit: query.limit }) };
+  ): Promise<AuditPage> {
+    const limit = query.limit ?? 100;
+    // One more than asked tells whether another page exists.
+    const found = await this.audit.list({
+      ...auditFilterOf(query, principal),
+      limit: limit + 1,
+      beforeId: query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor),
+    });
+    const events = found.slice(0, limit);
+    const more = found.length > limit;
+    return { events, next_cursor: more ? encodeAuditCursor(events.at(-1)!.id) : null };
+  }
+
+  /** Every selected event as JSON lines (`application/x-ndjson`), newest first. */
+  @RequirePermissions('audit:read')
+  @Get('export')
+  async export(
+    @Query() query: AuditFilterDto,
+    @CurrentPrincipal() principal: Principal,
+    @Res() res: Response,
+  ): Promise<void> {
+    await streamAuditExport(this.audit, auditFilterOf(query, principal), res);
   }
 }

@@ -1,11 +1,10 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { AuditConfig, GatewayConfig } from '../config/gateway-config.js';
 import type { AuditEvent, RecordedAuditEvent } from './audit-event.js';
+import { matchesAudit } from './audit-filter.js';
 import { AuditRing } from './audit-ring.js';
-import { type AuditQuery, AuditSink } from './audit-sink.js';
-
-const MAX_LIST = 1_000;
+import { type AuditFilter, type AuditQuery, AuditSink, MAX_AUDIT_LIST } from './audit-sink.js';
 
 /**
  * The default sink: bounded rings in memory, one per tenant plus one for events of no tenant
@@ -16,7 +15,7 @@ const MAX_LIST = 1_000;
  * tenant, can name new tenants).
  */
 @Injectable()
-export class MemoryAuditSink extends AuditSink {
+export class MemoryAuditSink extends AuditSink implements OnApplicationShutdown {
   private readonly logger = new Logger('Audit');
   private readonly limits: AuditConfig;
   /** Tenant → ring, in the order of their last write (the first is the least recently written). */
@@ -46,15 +45,25 @@ export class MemoryAuditSink extends AuditSink {
    * Newest first. With a tenant, that tenant's ring only; without, every ring (events of no
    * tenant included), merged by id. Ids are one sequence across rings, so the merge is exact.
    */
-  list({ tenantId, kind, limit = 100 }: AuditQuery): RecordedAuditEvent[] {
-    const wanted = Math.min(Math.max(limit, 1), MAX_LIST);
+  list(query: AuditQuery): Promise<RecordedAuditEvent[]> {
+    const wanted = Math.min(Math.max(query.limit ?? 100, 1), MAX_AUDIT_LIST);
     const rings =
-      tenantId === undefined
+      query.tenantId === undefined
         ? [this.untenanted, ...this.tenants.values()]
-        : [this.tenants.get(tenantId)].filter((ring) => ring !== undefined);
-    const found = rings.flatMap((ring) => take(ring, kind, wanted));
+        : [this.tenants.get(query.tenantId)].filter((ring) => ring !== undefined);
+    const found = rings.flatMap((ring) => take(ring, query, wanted));
     if (rings.length > 1) found.sort((a, b) => b.id - a.id);
-    return found.slice(0, wanted);
+    return Promise.resolve(found.slice(0, wanted));
+  }
+
+  /** Recorded is held: nothing to wait for. */
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /** The last summaries are recorded while the app still answers tests and `svc run`. */
+  onApplicationShutdown(): void {
+    this.collectLastEvents();
   }
 
   private ringFor(tenantId: string | undefined): AuditRing {
@@ -82,12 +91,17 @@ export class MemoryAuditSink extends AuditSink {
   }
 }
 
-/** Up to `wanted` events of `ring` of the given kind, newest first. */
-function take(ring: AuditRing, kind: string | undefined, wanted: number): RecordedAuditEvent[] {
+/** Up to `wanted` events of `ring` that the query selects, newest first. */
+function take(
+  ring: AuditRing,
+  query: AuditFilter & { beforeId?: number },
+  wanted: number,
+): RecordedAuditEvent[] {
   const found: RecordedAuditEvent[] = [];
   for (const event of ring.newestFirst()) {
     if (found.length >= wanted) break;
-    if (kind === undefined || event.kind === kind) found.push(event);
+    if (query.beforeId !== undefined && event.id >= query.beforeId) continue;
+    if (matchesAudit(event, query)) found.push(event);
   }
   return found;
 }

@@ -40,6 +40,8 @@ export class AuthFailures implements OnApplicationShutdown {
     this.budget = new FailureBudget({ limit: failureLimit, windowMs: failureWindowMs });
     this.summary = new FailureSummary((event) => audit.record(event));
     this.flusher = setInterval(() => this.summary.flush(), failureWindowMs).unref();
+    // The last window is recorded before the sink writes for the last time.
+    audit.beforeClose(() => this.summary.flush());
   }
 
   /** Throws 429 (and sets Retry-After) when the request's client may not try now. */
@@ -65,9 +67,8 @@ export class AuthFailures implements OnApplicationShutdown {
     this.summary.report({ client, method: req.method, path: auditedPath(req), ...check });
   }
 
-  /** The last window's summaries are recorded too (the in-memory sink lives as long as the app). */
+  /** No more windows; the last one went to the sink through its close hook. */
   onApplicationShutdown(): void {
     clearInterval(this.flusher);
-    this.summary.flush();
   }
 }

@@ -14,6 +14,13 @@ import { permits } from './permissions.js';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest, type Principal } from './principal.js';
 import { presentedKey, requestedTenants } from './request-credentials.js';
 
+/** A valid key without a permission the route needs (RFC 6750's `insufficient_scope`). */
+export class MissingPermissionException extends ForbiddenException {
+  constructor(readonly missing: readonly string[]) {
+    super(`this key lacks the permission ${missing.join(', ')}`);
+  }
+}
+
 /**
  * The one global guard: authenticates the API key, checks the route's required permissions and
  * keeps a tenant-bound key inside its tenant. 401 without or with a wrong key (the problem filter
@@ -64,7 +71,7 @@ export class AuthGuard implements CanActivate {
       (permission) => !permits(principal.permissions, permission),
     );
     if (missing.length > 0) {
-      throw new ForbiddenException(`this key lacks the permission ${missing.join(', ')}`);
+      throw new MissingPermissionException(missing);
     }
     assertTenantAllowed(principal, requestedTenants(req));
     return true;

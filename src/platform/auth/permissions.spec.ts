@@ -42,6 +42,18 @@ describe('permits', () => {
     expect(can('runner', 'messaging:write')).toBe(true);
     expect(can('viewer', 'messaging:read')).toBe(true);
     expect(can('viewer', 'messaging:write')).toBe(false);
+    expect(can('operator', 'usage:read')).toBe(true);
+    expect(can('viewer', 'usage:read')).toBe(true);
+    expect(can('runner', 'usage:read')).toBe(false);
+    // Operators read the audit trail (of their tenant, when bound); viewers read the board.
+    expect(can('operator', 'audit:read')).toBe(true);
+    expect(can('runner', 'audit:read')).toBe(false);
+    expect(can('viewer', 'audit:read')).toBe(false);
+    expect(can('viewer', 'board:read')).toBe(true);
+    expect(can('viewer', 'board:write')).toBe(false);
+    // Lifting a tenant's budget is the admin's alone.
+    expect(can('admin', 'budgets:write')).toBe(true);
+    expect(can('operator', 'budgets:write')).toBe(false);
   });
 });
 

@@ -1,28 +1,25 @@
 import 'reflect-metadata';
-import { Transform, Type } from 'class-transformer';
 import {
-  IsBoolean,
   IsDefined,
-  IsIn,
-  IsInt,
   IsOptional,
   IsString,
   Matches,
-  Max,
   MaxLength,
-  Min,
   MinLength,
   ValidateIf,
 } from 'class-validator';
-import { applyDecorators } from '@nestjs/common';
+import { OptionalBoolean, OptionalInt, OptionalOneOf, commaList } from './env-decorators.js';
 import { IsHostAllowList } from './host-list.validator.js';
+import { OTEL_SECRET_VARIABLES, OtelEnvironment } from './otel-environment.js';
 import { IsTrustProxy } from './trust-proxy.js';
-import { IsHttpUrl, IsPostgresDsn } from './url.validators.js';
+import { IsBoardDatabase, IsHttpUrl, IsPostgresDsn } from './url.validators.js';
 
 export const STATE_BACKENDS = ['sqlite', 'postgres'] as const;
 export const PROVIDER_KINDS = ['openai', 'native'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const MCP_MODES = ['stateful', 'stateless'] as const;
+/** Where the audit trail and the studio keep their records: this process, or the state backend. */
+export const RECORD_STORES = ['memory', 'state'] as const;
 
 /**
  * SVC_MAX_JSON_DEPTH's range: valid payloads need about 6 levels; past a few hundred, recursive
@@ -31,50 +28,23 @@ export const MCP_MODES = ['stateful', 'stateless'] as const;
 const MIN_JSON_DEPTH = 16;
 const MAX_JSON_DEPTH = 512;
 
+/** The largest token budget: far beyond any spend, and exact as a JavaScript number. */
+export const MAX_TOKEN_BUDGET = 1_000_000_000_000_000;
+
 /** `host`, `host:port`, `[::1]`, `[::1]:port`, or `*` (no check). */
 const MCP_HOST = String.raw`(\*|([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?)`;
 /** `scheme://host[:port]` as browsers send it in `Origin`, or `*` (any origin). */
 const MCP_ORIGIN = String.raw`(\*|[A-Za-z][A-Za-z0-9+.-]*://([A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\])(:\d{1,5})?)`;
-const commaList = (item: string) => new RegExp(String.raw`^${item}(\s*,\s*${item})*$`);
-
-/** An optional integer variable within [min, max]. */
-function OptionalInt(min: number, max: number): PropertyDecorator {
-  const message = `must be an integer between ${min} and ${max}`;
-  return applyDecorators(
-    IsOptional(),
-    Type(() => Number),
-    IsInt({ message }),
-    Min(min, { message }),
-    Max(max, { message }),
-  );
-}
-
-function OptionalOneOf(values: readonly string[]): PropertyDecorator {
-  return applyDecorators(
-    IsOptional(),
-    IsIn(values, { message: `must be one of ${values.join(', ')}` }),
-  );
-}
-
-const parseBoolean = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const v = value.toLowerCase();
-  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-  if (['0', 'false', 'no', 'off'].includes(v)) return false;
-  return value;
-};
 
 /**
  * Every environment variable the gateway reads, validated at boot. Values arrive as strings; empty
  * strings count as unset. Names follow the spec's table and CONTRACT.md section 1.
  */
-export class Environment {
+export class Environment extends OtelEnvironment {
   // --- server (CONTRACT 1) ---
   @IsOptional() @IsString() @MinLength(1) SVC_HOST?: string;
   @OptionalInt(1, 65535) SVC_PORT?: number;
-  @IsOptional()
-  @Transform(parseBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  @OptionalBoolean()
   SVC_INSECURE?: boolean;
   @OptionalInt(0, 600_000) SVC_SHUTDOWN_TIMEOUT_MS?: number;
   @OptionalInt(1024, 100 * 1024 * 1024) SVC_MAX_BODY_BYTES?: number;
@@ -92,9 +62,13 @@ export class Environment {
   @OptionalInt(0, 1_000_000) SVC_AUTH_FAILURE_LIMIT?: number;
   @OptionalInt(1000, 86_400_000) SVC_AUTH_FAILURE_WINDOW_MS?: number;
 
-  // --- audit (in-memory rings) ---
+  // --- audit (in-memory rings, or the state backend) and studio ---
+  @OptionalOneOf(RECORD_STORES) SVC_AUDIT_STORE?: (typeof RECORD_STORES)[number];
   @OptionalInt(100, 1_000_000) SVC_AUDIT_EVENTS_PER_TENANT?: number;
   @OptionalInt(1, 100_000) SVC_AUDIT_MAX_TENANTS?: number;
+  @OptionalInt(0, 36_500) SVC_AUDIT_RETENTION_DAYS?: number;
+  @OptionalOneOf(RECORD_STORES) SVC_STUDIO_STORE?: (typeof RECORD_STORES)[number];
+  @OptionalInt(1, 36_500) SVC_STUDIO_RETENTION_DAYS?: number;
 
   // --- tenancy ---
   @IsOptional() @IsString() @MaxLength(128) SVC_TENANT?: string;
@@ -116,7 +90,8 @@ export class Environment {
   @IsOptional() @IsHttpUrl() SVC_PROVIDER_URL?: string;
   @OptionalOneOf(PROVIDER_KINDS) SVC_PROVIDER_KIND?: (typeof PROVIDER_KINDS)[number];
   @IsOptional() @IsString() SVC_PROVIDER_API_KEY?: string;
-  @IsOptional() @IsString() SVC_MODEL?: string;
+  // As long as a request's `model` may be (the usage ledger keeps the name).
+  @IsOptional() @IsString() @MaxLength(256) SVC_MODEL?: string;
   @OptionalInt(100, 3_600_000) SVC_PROVIDER_TIMEOUT_MS?: number;
   @OptionalInt(1, 1000) SVC_MAX_TURNS?: number;
   @OptionalInt(100, 3_600_000) SVC_TOOL_TIMEOUT_MS?: number;
@@ -139,6 +114,10 @@ export class Environment {
   @OptionalInt(100, 1_000_000) SVC_RUN_EVENTS_MAX?: number;
   @OptionalInt(60_000, 365 * 24 * 3_600_000) SVC_RUN_EVENTS_RETENTION_MS?: number;
   @OptionalInt(1_000, 300_000) SVC_STREAM_HEARTBEAT_MS?: number;
+
+  // --- token budgets (issue 17): every tenant's default; PUT /v1/budgets/{tenant} overrides ---
+  @OptionalInt(1, MAX_TOKEN_BUDGET) SVC_TOKEN_BUDGET_DAILY?: number;
+  @OptionalInt(1, MAX_TOKEN_BUDGET) SVC_TOKEN_BUDGET_MONTHLY?: number;
 
   // --- MCP host (CONTRACT 6) ---
   @OptionalOneOf(MCP_MODES) SVC_MCP_MODE?: (typeof MCP_MODES)[number];
@@ -171,17 +150,10 @@ export class Environment {
   @OptionalInt(1, 100) SVC_OUTBOX_MAX_ATTEMPTS?: number;
   @OptionalInt(10, 3_600_000) SVC_OUTBOX_RETRY_BASE_MS?: number;
 
-  // --- board and telemetry ---
-  @IsOptional() @IsString() SVC_BOARD_DB?: string;
-  @IsOptional() @IsHttpUrl() OTEL_EXPORTER_OTLP_ENDPOINT?: string;
-  @IsOptional()
-  @Transform(parseBoolean)
-  @IsBoolean({ message: 'must be true or false' })
-  OTEL_SDK_DISABLED?: boolean;
-  @IsOptional() @IsString() @MaxLength(128) OTEL_SERVICE_NAME?: string;
-  @IsOptional()
-  @Transform(parseBoolean)
-  @IsBoolean({ message: 'must be true or false' })
+  // --- board and metrics (the OTEL_ variables are in OtelEnvironment) ---
+  /** A file path (sqlite) or a PostgreSQL URL; unset: the state DSN on postgres, else a file. */
+  @IsOptional() @IsBoardDatabase() SVC_BOARD_DB?: string;
+  @OptionalBoolean()
   SVC_METRICS_PUBLIC?: boolean;
 }
 
@@ -195,4 +167,7 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'SVC_CHATA_WEBHOOK',
   'SVC_CHATB_WEBHOOK',
   'SVC_STATE_DSN',
+  // A file path is not secret, but a refused value may be a DSN with its password.
+  'SVC_BOARD_DB',
+  ...OTEL_SECRET_VARIABLES,
 ]);

@@ -1,33 +1,82 @@
 import type { KeysFileConfig } from './keys-file.js';
 import type { TrustProxy } from './trust-proxy.js';
-import type { LOG_LEVELS, MCP_MODES, PROVIDER_KINDS, STATE_BACKENDS } from './environment.js';
+import type {
+  LOG_LEVELS,
+  MCP_MODES,
+  PROVIDER_KINDS,
+  RECORD_STORES,
+  STATE_BACKENDS,
+} from './environment.js';
+import type { OTLP_COMPRESSIONS, OTLP_PROTOCOLS, TRACES_SAMPLERS } from './otel-environment.js';
 
 /** The validated configuration, one typed namespace per concern (read via ConfigService). */
 export interface GatewayConfig {
   server: ServerConfig;
   auth: AuthConfig;
   audit: AuditConfig;
+  studio: StudioConfig;
   tenancy: { defaultTenant?: string };
   state: StateConfig;
   provider: ProviderConfig;
   tools: ToolsConfig;
   runLimits: RunLimitsConfig;
   runEvents: RunEventsConfig;
+  budgets: BudgetsConfig;
   mcp: McpConfig;
   messaging: MessagingConfig;
-  board: { dbPath: string };
+  board: BoardConfig;
   telemetry: TelemetryConfig;
 }
 
 export interface TelemetryConfig {
-  /** OTLP/HTTP collector base URL; spans go to `<endpoint>/v1/traces`. Unset: kept in memory. */
-  otlpEndpoint?: string;
-  /** False with OTEL_SDK_DISABLED=true: no spans at all (run `trace_id` is null). */
+  /**
+   * False with OTEL_SDK_DISABLED=true: no spans at all (run `trace_id` is null) and nothing
+   * exported over OTLP. `/metrics` stays: it is the gateway's own endpoint.
+   */
   tracing: boolean;
-  /** `service.name` of the spans and metrics (OTEL_SERVICE_NAME). */
-  serviceName: string;
+  /**
+   * The resource of spans and metrics: OTEL_RESOURCE_ATTRIBUTES, with `service.name` from
+   * OTEL_SERVICE_NAME (else the attributes, else `svc-gateway`).
+   */
+  resource: Record<string, string>;
+  traces: TracesConfig;
+  metrics: MetricsExportConfig;
   /** `GET /metrics` answers without a key (SVC_METRICS_PUBLIC=true). */
   metricsPublic: boolean;
+}
+
+export type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** One signal's OTLP/HTTP exporter, every standard variable already resolved. */
+export interface OtlpExportConfig {
+  /** The full URL posted to (`…/v1/traces`, `…/v1/metrics`). */
+  url: string;
+  protocol: OtlpProtocol;
+  /** Sent with every export; values are secrets (collector tokens). Names lower-case. */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  compression: (typeof OTLP_COMPRESSIONS)[number];
+}
+
+export interface TracesConfig {
+  /** The collector spans are batched to; undefined: the last spans are kept in memory. */
+  otlp?: OtlpExportConfig;
+  sampler: { name: (typeof TRACES_SAMPLERS)[number]; ratio: number };
+  batch: {
+    scheduledDelayMs: number;
+    exportTimeoutMs: number;
+    maxQueueSize: number;
+    maxExportBatchSize: number;
+  };
+}
+
+export interface MetricsExportConfig {
+  /** `GET /metrics` is served (OTEL_METRICS_EXPORTER lists prometheus, the default). */
+  prometheus: boolean;
+  /** The collector metrics are pushed to periodically; undefined: none. */
+  otlp?: OtlpExportConfig;
+  intervalMs: number;
+  timeoutMs: number;
 }
 
 export interface ServerConfig {
@@ -54,11 +103,26 @@ export interface AuthConfig {
   failureWindowMs: number;
 }
 
+/**
+ * `memory`: this process only (the embedded default of a single sqlite replica); `state`: the
+ * state backend, shared by every replica and kept across restarts.
+ */
+export type RecordStore = (typeof RECORD_STORES)[number];
+
 export interface AuditConfig {
-  /** Events kept per tenant, and for events of no tenant (one ring each). */
+  store: RecordStore;
+  /** Memory: events kept per tenant, and for events of no tenant (one ring each). */
   eventsPerTenant: number;
-  /** Tenant rings kept; a new tenant replaces the least recently written one. */
+  /** Memory: tenant rings kept; a new tenant replaces the least recently written one. */
   maxTenants: number;
+  /** State: events older than this many days are deleted; 0 keeps them forever. */
+  retentionDays: number;
+}
+
+export interface StudioConfig {
+  store: RecordStore;
+  /** State: loops and sessions not updated for this many days are deleted. */
+  retentionDays: number;
 }
 
 export type StateBackend = (typeof STATE_BACKENDS)[number];
@@ -74,6 +138,19 @@ export interface StateConfig {
   /** Sweep for runs whose owner died and continue them (off for the one-shot `svc run`). */
   takeOverRuns: boolean;
 }
+
+/**
+ * Where the Kanban board lives: a sqlite file of this replica, or a PostgreSQL database every
+ * replica shares (by default the state backend's own, when that is PostgreSQL).
+ */
+export type BoardConfig =
+  | { backend: 'sqlite'; sqlitePath: string }
+  | {
+      backend: 'postgres';
+      dsn: string;
+      /** PostgreSQL: a statement without an answer by then fails (SVC_STATE_QUERY_TIMEOUT_MS). */
+      queryTimeoutMs: number;
+    };
 
 export interface ProviderConfig {
   /** Undefined selects the offline echo provider. */
@@ -123,6 +200,14 @@ export interface RunEventsConfig {
   heartbeatMs: number;
   /** Signs run webhooks (Standard Webhooks); unset, runs cannot ask for a webhook. */
   webhookSecret?: string;
+}
+
+/** Every tenant's token budget unless PUT /v1/budgets/{tenant} set its own; unset = no limit. */
+export interface BudgetsConfig {
+  /** Tokens (prompt + completion) a tenant may spend per UTC day. */
+  dailyTokens?: number;
+  /** Tokens a tenant may spend per UTC calendar month. */
+  monthlyTokens?: number;
 }
 
 export type McpMode = (typeof MCP_MODES)[number];

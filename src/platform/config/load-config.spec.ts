@@ -27,14 +27,15 @@ describe('loadConfig', () => {
       leaseTtlMs: 30_000,
       takeOverRuns: true,
     });
-    expect(config.board.dbPath).toBe('./data/board.sqlite');
+    expect(config.board).toEqual({ backend: 'sqlite', sqlitePath: './data/board.sqlite' });
     expect(config.provider).toMatchObject({ kind: 'echo', timeoutMs: 60_000, maxTurns: 8 });
     expect(config.tools.timeoutMs).toBe(30_000);
     expect(config.auth).toMatchObject({ apiKey: undefined, rateLimitPerMin: 1200 });
-    expect(config.telemetry).toEqual({
-      otlpEndpoint: undefined,
+    expect(config.telemetry).toMatchObject({
       tracing: true,
-      serviceName: 'svc-gateway',
+      resource: { 'service.name': 'svc-gateway' },
+      traces: { otlp: undefined, sampler: { name: 'parentbased_always_on' } },
+      metrics: { prometheus: true, otlp: undefined },
       metricsPublic: false,
     });
   });
@@ -46,14 +47,42 @@ describe('loadConfig', () => {
       OTEL_SERVICE_NAME: 'gateway-eu',
       SVC_METRICS_PUBLIC: 'yes',
     });
-    expect(config.telemetry).toEqual({
-      otlpEndpoint: 'http://otel:4318',
+    // Disabled: nothing goes out over OTLP, whatever the endpoint; /metrics stays.
+    expect(config.telemetry).toMatchObject({
       tracing: false,
-      serviceName: 'gateway-eu',
+      resource: { 'service.name': 'gateway-eu' },
+      traces: { otlp: undefined },
+      metrics: { prometheus: true, otlp: undefined },
       metricsPublic: true,
     });
     expect(errorOf({ SVC_METRICS_PUBLIC: 'maybe' })).toBe(
       'SVC_METRICS_PUBLIC must be true or false (got "maybe")',
+    );
+  });
+
+  it('keeps audit and studio in memory on sqlite and in the state backend on PostgreSQL', () => {
+    const sqlite = loadConfig({});
+    expect(sqlite.audit).toMatchObject({ store: 'memory', retentionDays: 90 });
+    expect(sqlite.studio).toEqual({ store: 'memory', retentionDays: 30 });
+    const postgres = loadConfig({
+      SVC_STATE_BACKEND: 'postgres',
+      SVC_STATE_DSN: 'postgres://svc@db:5432/svc',
+    });
+    expect(postgres.audit.store).toBe('state');
+    expect(postgres.studio.store).toBe('state');
+    const chosen = loadConfig({
+      SVC_AUDIT_STORE: 'state',
+      SVC_STUDIO_STORE: 'state',
+      SVC_AUDIT_RETENTION_DAYS: '0',
+      SVC_STUDIO_RETENTION_DAYS: '7',
+    });
+    expect(chosen.audit).toMatchObject({ store: 'state', retentionDays: 0 });
+    expect(chosen.studio).toEqual({ store: 'state', retentionDays: 7 });
+    expect(errorOf({ SVC_AUDIT_STORE: 'disk' })).toBe(
+      'SVC_AUDIT_STORE must be one of memory, state (got "disk")',
+    );
+    expect(errorOf({ SVC_STUDIO_RETENTION_DAYS: '0' })).toBe(
+      'SVC_STUDIO_RETENTION_DAYS must be an integer between 1 and 36500 (got "0")',
     );
   });
 
@@ -88,7 +117,7 @@ describe('loadConfig', () => {
       chataWebhook: 'https://hooks.slack.test/a',
       chatbWebhook: 'https://teams.test/b',
     });
-    expect(config.board.dbPath).toBe('/var/lib/svc/board.sqlite');
+    expect(config.board).toEqual({ backend: 'sqlite', sqlitePath: '/var/lib/svc/board.sqlite' });
     expect(config.state).toMatchObject({
       backend: 'postgres',
       dsn: 'postgres://svc:pw@db:5432/svc',
@@ -189,7 +218,7 @@ describe('loadConfig', () => {
   it('reads the failed-authentication limit and the audit bounds', () => {
     const defaults = loadConfig({});
     expect(defaults.auth).toMatchObject({ failureLimit: 100, failureWindowMs: 60_000 });
-    expect(defaults.audit).toEqual({ eventsPerTenant: 5000, maxTenants: 100 });
+    expect(defaults.audit).toMatchObject({ eventsPerTenant: 5000, maxTenants: 100 });
     const set = loadConfig({
       SVC_AUTH_FAILURE_LIMIT: '0',
       SVC_AUTH_FAILURE_WINDOW_MS: '5000',
@@ -197,11 +226,26 @@ describe('loadConfig', () => {
       SVC_AUDIT_MAX_TENANTS: '3',
     });
     expect(set.auth).toMatchObject({ failureLimit: 0, failureWindowMs: 5000 });
-    expect(set.audit).toEqual({ eventsPerTenant: 200, maxTenants: 3 });
+    expect(set.audit).toMatchObject({ eventsPerTenant: 200, maxTenants: 3 });
     expect(errorOf({ SVC_AUTH_FAILURE_WINDOW_MS: '10' })).toContain(
       'SVC_AUTH_FAILURE_WINDOW_MS must be an integer between 1000 and',
     );
     expect(errorOf({ SVC_AUDIT_MAX_TENANTS: '0' })).toContain('SVC_AUDIT_MAX_TENANTS');
+  });
+
+  it('reads the default token budgets: none unless set, each a positive integer', () => {
+    expect(loadConfig({}).budgets).toEqual({ dailyTokens: undefined, monthlyTokens: undefined });
+    const set = loadConfig({
+      SVC_TOKEN_BUDGET_DAILY: '50000',
+      SVC_TOKEN_BUDGET_MONTHLY: '1000000',
+    });
+    expect(set.budgets).toEqual({ dailyTokens: 50_000, monthlyTokens: 1_000_000 });
+    expect(errorOf({ SVC_TOKEN_BUDGET_DAILY: '0' })).toBe(
+      'SVC_TOKEN_BUDGET_DAILY must be an integer between 1 and 1000000000000000 (got "0")',
+    );
+    expect(errorOf({ SVC_TOKEN_BUDGET_MONTHLY: 'lots' })).toContain('SVC_TOKEN_BUDGET_MONTHLY');
+    // The ledger keeps the model name a run asks for: SVC_MODEL is bounded like a request's.
+    expect(errorOf({ SVC_MODEL: 'm'.repeat(257) })).toContain('SVC_MODEL');
   });
 
   it('trusts no proxy unless SVC_TRUST_PROXY names hops or proxy addresses', () => {
@@ -265,6 +309,36 @@ describe('loadConfig', () => {
       'SVC_STATE_DSN must be a postgres:// or postgresql:// connection URL',
     );
     expect(malformed).not.toContain('hunter2');
+  });
+
+  it('puts the board where SVC_BOARD_DB says, else beside the state (its DSN on postgres)', () => {
+    const dsn = 'postgres://svc:pw@db:5432/svc';
+    const postgres = { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: dsn };
+    expect(loadConfig(postgres).board).toEqual({
+      backend: 'postgres',
+      dsn,
+      queryTimeoutMs: 30_000,
+    });
+    expect(loadConfig({ ...postgres, SVC_BOARD_DB: './board.sqlite' }).board).toEqual({
+      backend: 'sqlite',
+      sqlitePath: './board.sqlite',
+    });
+    const other = 'postgresql://board:pw2@boards:5433/kanban?sslmode=require';
+    expect(loadConfig({ SVC_BOARD_DB: other, SVC_STATE_QUERY_TIMEOUT_MS: '5000' }).board).toEqual({
+      backend: 'postgres',
+      dsn: other,
+      queryTimeoutMs: 5000,
+    });
+    expect(loadConfig({ SVC_BOARD_DB: 'C:\\data\\board.sqlite' }).board.backend).toBe('sqlite');
+  });
+
+  it('refuses a board URL that is not a PostgreSQL one with a host, and never echoes it', () => {
+    const message =
+      'SVC_BOARD_DB must be a file path or a postgres:// or postgresql:// connection URL with a host';
+    expect(errorOf({ SVC_BOARD_DB: 'postgres://' })).toBe(message);
+    const mysql = errorOf({ SVC_BOARD_DB: 'mysql://root:hunter2@db/board' });
+    expect(mysql).toBe(message);
+    expect(errorOf({ SVC_BOARD_DB: 'postgres://svc:hunter2@/board' })).toBe(message);
   });
 
   it('never echoes the user:password@ or the query of a refused URL', () => {

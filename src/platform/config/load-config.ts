@@ -3,13 +3,17 @@ import { ValidationError, validateSync } from 'class-validator';
 import { ConfigError } from './config-error.js';
 import { Environment, SECRET_VARIABLES } from './environment.js';
 import type {
+  BoardConfig,
   GatewayConfig,
   McpConfig,
   ProviderConfig,
+  RecordStore,
   RunLimitsConfig,
 } from './gateway-config.js';
 import { loadKeysFile } from './keys-file.js';
+import { telemetryConfig } from './telemetry-config.js';
 import { parseTrustProxy } from './trust-proxy.js';
+import { isPostgresUrl } from './url.validators.js';
 import { MAX_TENANT_ID } from '../state/state-key.limits.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../http/json-depth.js';
 
@@ -136,12 +140,43 @@ function sessionQuotas(env: Environment): Pick<McpConfig, SessionLimit> {
 
 type SessionLimit = 'maxSessions' | 'maxSessionsPerTenant' | 'maxSessionsPerKey';
 
+/**
+ * SVC_BOARD_DB as given (a PostgreSQL URL or a file path); unset, the board follows the state
+ * backend: on PostgreSQL its tables go into the state database (so every replica shares the
+ * board), on sqlite into a file of its own.
+ */
+function boardConfig(env: Environment, state: GatewayConfig['state']): BoardConfig {
+  const where =
+    env.SVC_BOARD_DB ??
+    (state.backend === 'postgres' && state.dsn ? state.dsn : './data/board.sqlite');
+  return isPostgresUrl(where)
+    ? { backend: 'postgres', dsn: where, queryTimeoutMs: state.queryTimeoutMs }
+    : { backend: 'sqlite', sqlitePath: where };
+}
+
+/**
+ * Where the audit trail and the studio keep records unless told (CONTRACT 10): in memory for a
+ * single sqlite replica, in the shared backend when replicas share PostgreSQL.
+ */
+function defaultRecordStore(env: Environment): RecordStore {
+  return env.SVC_STATE_BACKEND === 'postgres' ? 'state' : 'memory';
+}
+
 /** Builds the typed configuration from the environment. Throws ConfigError. */
 export function loadConfig(
   source: EnvSource = process.env,
   labels: SourceLabels = {},
 ): GatewayConfig {
   const env = validateEnvironment(source, labels);
+  const state: GatewayConfig['state'] = {
+    backend: env.SVC_STATE_BACKEND ?? 'sqlite',
+    dsn: env.SVC_STATE_DSN,
+    sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
+    poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
+    queryTimeoutMs: env.SVC_STATE_QUERY_TIMEOUT_MS ?? 30_000,
+    leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
+    takeOverRuns: true,
+  };
   return {
     server: {
       host: env.SVC_HOST ?? '127.0.0.1',
@@ -163,19 +198,17 @@ export function loadConfig(
       failureWindowMs: env.SVC_AUTH_FAILURE_WINDOW_MS ?? 60_000,
     },
     audit: {
+      store: env.SVC_AUDIT_STORE ?? defaultRecordStore(env),
       eventsPerTenant: env.SVC_AUDIT_EVENTS_PER_TENANT ?? 5000,
       maxTenants: env.SVC_AUDIT_MAX_TENANTS ?? 100,
+      retentionDays: env.SVC_AUDIT_RETENTION_DAYS ?? 90,
+    },
+    studio: {
+      store: env.SVC_STUDIO_STORE ?? defaultRecordStore(env),
+      retentionDays: env.SVC_STUDIO_RETENTION_DAYS ?? 30,
     },
     tenancy: { defaultTenant: env.SVC_TENANT },
-    state: {
-      backend: env.SVC_STATE_BACKEND ?? 'sqlite',
-      dsn: env.SVC_STATE_DSN,
-      sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
-      poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
-      queryTimeoutMs: env.SVC_STATE_QUERY_TIMEOUT_MS ?? 30_000,
-      leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
-      takeOverRuns: true,
-    },
+    state,
     provider: {
       url: env.SVC_PROVIDER_URL,
       kind: providerKind(env),
@@ -198,6 +231,10 @@ export function loadConfig(
       heartbeatMs: env.SVC_STREAM_HEARTBEAT_MS ?? 15_000,
       webhookSecret: env.SVC_RUN_WEBHOOK_SECRET,
     },
+    budgets: {
+      dailyTokens: env.SVC_TOKEN_BUDGET_DAILY,
+      monthlyTokens: env.SVC_TOKEN_BUDGET_MONTHLY,
+    },
     mcp: {
       mode: env.SVC_MCP_MODE ?? 'stateful',
       allowedHosts: commaList(env.SVC_MCP_ALLOWED_HOSTS),
@@ -215,12 +252,7 @@ export function loadConfig(
       outboxMaxAttempts: env.SVC_OUTBOX_MAX_ATTEMPTS ?? 8,
       outboxRetryBaseMs: env.SVC_OUTBOX_RETRY_BASE_MS ?? 2000,
     },
-    board: { dbPath: env.SVC_BOARD_DB ?? './data/board.sqlite' },
-    telemetry: {
-      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
-      tracing: !(env.OTEL_SDK_DISABLED ?? false),
-      serviceName: env.OTEL_SERVICE_NAME ?? 'svc-gateway',
-      metricsPublic: env.SVC_METRICS_PUBLIC ?? false,
-    },
+    board: boardConfig(env, state),
+    telemetry: telemetryConfig(env, env.SVC_METRICS_PUBLIC ?? false),
   };
 }

@@ -11,6 +11,7 @@ export const KNOWN_PERMISSIONS: readonly string[] = [
   'audit:read',
   'board:read',
   'board:write',
+  'budgets:write',
   'messaging:read',
   'messaging:write',
   'metrics:read',
@@ -20,6 +21,7 @@ export const KNOWN_PERMISSIONS: readonly string[] = [
   'tools:call',
   'tools:read',
   'tools:write',
+  'usage:read',
 ];
 
 const RESOURCES = new Set(KNOWN_PERMISSIONS.map((permission) => permission.split(':')[0]));
@@ -44,9 +46,11 @@ export const BUILT_IN_ROLES: Readonly<Record<string, readonly string[]>> = {
     'board:*',
     'messaging:*',
     'metrics:read',
+    'usage:read',
+    'audit:read',
   ],
   runner: ['runs:*', 'tools:*', 'board:*', 'messaging:*'],
-  viewer: ['studio:read', 'runs:read', 'messaging:read'],
+  viewer: ['studio:read', 'runs:read', 'board:read', 'messaging:read', 'usage:read'],
 };
 
 export const isBuiltInRole = (name: string): boolean => Object.hasOwn(BUILT_IN_ROLES, name);

@@ -3,7 +3,8 @@ import { TerminusModule } from '@nestjs/terminus';
 import { StateModule } from '../state/state.module.js';
 import { HealthController } from './health.controller.js';
 import { SURFACES } from './surfaces.token.js';
-import { StateBackendIndicator } from './state-backend.indicator.js';
+import { DatabaseIndicator } from './database.indicator.js';
+import { ReadinessModule } from './readiness.module.js';
 
 /** The probes and /info; `surfaces` is what /info lists as mounted. */
 @Module({})
@@ -12,9 +13,9 @@ export class HealthModule {
     return {
       module: HealthModule,
       // Failed readiness is reported in the probe body; logging each failing poll would flood logs.
-      imports: [TerminusModule.forRoot({ logger: false }), StateModule],
+      imports: [TerminusModule.forRoot({ logger: false }), StateModule, ReadinessModule],
       controllers: [HealthController],
-      providers: [StateBackendIndicator, { provide: SURFACES, useValue: surfaces }],
+      providers: [DatabaseIndicator, { provide: SURFACES, useValue: surfaces }],
     };
   }
 }

@@ -2,7 +2,12 @@ import { HttpException } from '@nestjs/common';
 import { InvalidStateKeyError } from '../state/state-key.limits.js';
 import { LeaseLostError, StateConflictError, StateUnavailableError } from '../state/state-store.js';
 import { STATE_RETRY_AFTER_S } from '../state/state-unavailable.js';
-import { type ProblemDetails, ProblemException, RetryLaterProblem } from './problem.js';
+import {
+  type ProblemDetails,
+  ProblemException,
+  type ProblemMembers,
+  RetryLaterProblem,
+} from './problem.js';
 
 /** body-parser error types (Nest maps them to HttpExceptions and keeps the original as cause). */
 const BODY_PARSER_DETAILS: Record<string, { slug: string; detail: string }> = {
@@ -25,6 +30,8 @@ export interface ClassifiedError {
   errors?: ProblemDetails['errors'];
   /** A refusal that passes with time: seconds for `Retry-After`. */
   retryAfterS?: number;
+  /** Extension members of the problem body. */
+  members?: ProblemMembers;
 }
 
 function causeType(exception: HttpException): string | undefined {
@@ -52,6 +59,7 @@ export function classifyError(exception: unknown): ClassifiedError | null {
       slug: exception.slug,
       errors: exception.errors,
       ...(exception instanceof RetryLaterProblem ? { retryAfterS: exception.retryAfterS } : {}),
+      ...(exception.members ? { members: exception.members } : {}),
     };
   }
   if (exception instanceof HttpException) {

@@ -60,6 +60,11 @@ export class EventStream {
     return this.write(`${line}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** A bare `data:` event, neither numbered nor named (what OpenAI's streams send). */
+  sendData(data: string): Promise<void> {
+    return this.write(`data: ${data}\n\n`);
+  }
+
   /** Ends the response (the client should not reconnect: the stream is complete). */
   end(): void {
     this.stop();

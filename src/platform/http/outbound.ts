@@ -15,8 +15,9 @@ import { EgressPolicy } from './egress-policy.js';
 export const operatorEgress = createEgressAgent(EgressPolicy.operator);
 
 /**
- * The User-Agent of every HTTP call the gateway makes (tool calls, chat deliveries). A request
- * that comes back to the gateway with it was made on a run's behalf (see loop/run-lineage.ts).
+ * The User-Agent of every HTTP call the gateway makes (tool calls, chat deliveries): it names
+ * the software. What tells this deployment's own calls coming back is its mark (DeploymentMark),
+ * since another gateway deployment sends the same User-Agent.
  */
 export const GATEWAY_USER_AGENT = 'svc-gateway';
 

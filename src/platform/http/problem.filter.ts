@@ -1,12 +1,29 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger, Optional } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { classifyError } from './classify-error.js';
-import { PROBLEM_CONTENT_TYPE, type ProblemDetails, problemTitle, problemType } from './problem.js';
+import {
+  PROBLEM_CONTENT_TYPE,
+  type ProblemDetails,
+  type ProblemMembers,
+  STANDARD_MEMBERS,
+  problemTitle,
+  problemType,
+} from './problem.js';
+import { WireErrors } from './wire-errors.js';
 
-/** An error as the client will see it: the problem body and the headers that go with it. */
+/**
+ * An error as the client will see it: the problem body, its extension members (sent in the
+ * body, after the standard ones), and the headers that go with it.
+ */
 export interface DescribedProblem {
   body: ProblemDetails;
+  members: ProblemMembers;
   headers: Record<string, string>;
+}
+
+/** The body with its extension members, as JSON text. */
+export function problemJson({ body, members }: DescribedProblem): string {
+  return JSON.stringify({ ...body, ...members });
 }
 
 const logger = new Logger('ProblemFilter');
@@ -34,6 +51,9 @@ export function describeProblem(
     detail: 'an unexpected error occurred; quote the request_id when reporting it',
   };
   const { status, detail, slug, errors, retryAfterS } = classified;
+  const members = Object.fromEntries(
+    Object.entries(classified.members ?? {}).filter(([name]) => !STANDARD_MEMBERS.has(name)),
+  );
   const headers: Record<string, string> = {};
   if (retryAfterS !== undefined) headers['Retry-After'] = String(retryAfterS);
   if (status === 401) {
@@ -51,21 +71,29 @@ export function describeProblem(
     ...(requestId ? { request_id: requestId } : {}),
     ...(errors ? { errors } : {}),
   };
-  return { body, headers };
+  return { body, members, headers };
 }
 
 /**
  * Every error, Nest's own included (unknown route, malformed JSON, body too large), leaves as an
- * `application/problem+json` body.
+ * `application/problem+json` body, or in the shape of the wire whose route it is (WireErrors).
  */
 @Catch()
 export class ProblemFilter implements ExceptionFilter {
+  constructor(@Optional() private readonly wires?: WireErrors) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const res = http.getResponse<Response>();
-    const { body, headers } = describeProblem(exception, http.getRequest());
+    const req = http.getRequest<Request>();
+    const problem = describeProblem(exception, req);
     if (res.headersSent) return;
-    res.set(headers);
-    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    const wire = this.wires?.writerFor(req);
+    if (wire) {
+      wire(problem, req, res);
+      return;
+    }
+    res.set(problem.headers);
+    res.status(problem.body.status).type(PROBLEM_CONTENT_TYPE).send(problemJson(problem));
   }
 }

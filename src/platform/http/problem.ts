@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+import type { JsonValue } from '../state/state-store.js';
 
 /** One field-level problem of a validation failure. */
 export interface FieldError {
@@ -18,6 +19,23 @@ export interface ProblemDetails {
   request_id?: string;
   errors?: FieldError[];
 }
+
+/**
+ * Extension members (RFC 9457 section 3.2): further facts a client acts on, beside the standard
+ * fields (which they never replace), e.g. the budget a 429 `budget-exhausted` names.
+ */
+export type ProblemMembers = { [member: string]: JsonValue };
+
+/** The standard members, which an extension member never replaces. */
+export const STANDARD_MEMBERS: ReadonlySet<string> = new Set([
+  'type',
+  'title',
+  'status',
+  'detail',
+  'instance',
+  'request_id',
+  'errors',
+]);
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -63,6 +81,8 @@ export class ProblemException extends HttpException {
     detail: string,
     readonly slug?: string,
     readonly errors?: FieldError[],
+    /** Extension members of the problem body. */
+    readonly members?: ProblemMembers,
   ) {
     super(detail, status);
   }
@@ -75,8 +95,9 @@ export class RetryLaterProblem extends ProblemException {
     detail: string,
     slug: string,
     readonly retryAfterS: number,
+    members?: ProblemMembers,
   ) {
-    super(status, detail, slug);
+    super(status, detail, slug, undefined, members);
   }
 }
 

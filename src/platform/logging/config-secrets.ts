@@ -1,4 +1,4 @@
-import type { GatewayConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, OtlpExportConfig } from '../config/gateway-config.js';
 
 /**
  * The secret parts of a URL: its password (and user name) when it has `user:password@`, and
@@ -29,6 +29,20 @@ function safeDecode(text: string): string {
   }
 }
 
+/** The board's own DSN, when it has one besides the state backend's (by default it is that one). */
+function boardDsn({ board, state }: GatewayConfig): string | undefined {
+  return board.backend === 'postgres' && board.dsn !== state.dsn ? board.dsn : undefined;
+}
+
+/**
+ * An OTLP exporter's header values (collector tokens; which of them are secret cannot be told,
+ * so all are) and the password of its URL.
+ */
+function otlpSecrets(otlp: OtlpExportConfig | undefined): string[] {
+  if (!otlp) return [];
+  return [...Object.values(otlp.headers), ...urlSecrets(otlp.url)];
+}
+
 /** Every configured value that is a credential, so no log line shows one in any spelling. */
 export function configSecrets(config: GatewayConfig): string[] {
   const secrets = [
@@ -38,7 +52,9 @@ export function configSecrets(config: GatewayConfig): string[] {
     config.runEvents.webhookSecret,
     ...urlSecrets(config.provider.url),
     ...urlSecrets(config.state.dsn),
-    ...urlSecrets(config.telemetry.otlpEndpoint),
+    ...urlSecrets(boardDsn(config)),
+    ...otlpSecrets(config.telemetry.traces.otlp),
+    ...otlpSecrets(config.telemetry.metrics.otlp),
     ...urlSecrets(config.messaging.chataWebhook, { path: true }),
     ...urlSecrets(config.messaging.chatbWebhook, { path: true }),
   ];

@@ -117,6 +117,27 @@ describe('configSecrets', () => {
     ]);
   });
 
+  it("adds the board's DSN password when the board has a database of its own", () => {
+    const state = { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: 'postgres://svc:db-pw@db/state' };
+    // By default the board uses the state DSN: nothing more to hide.
+    expect(configSecrets(loadConfig(state))).toEqual(['db-pw', 'db-pw']);
+    const own = loadConfig({ ...state, SVC_BOARD_DB: 'postgres://kanban:board-pw@db2/board' });
+    expect(configSecrets(own)).toEqual(['db-pw', 'db-pw', 'board-pw', 'board-pw']);
+    expect(configSecrets(loadConfig({ SVC_BOARD_DB: '/var/lib/svc/board.sqlite' }))).toEqual([]);
+  });
+
+  it('lists the OTLP exporters’ header values and endpoint passwords, traces and metrics', () => {
+    const config = loadConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:collector-pw@otel.example.com',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20otlp-token-1',
+      OTEL_EXPORTER_OTLP_METRICS_HEADERS: 'x-api-key=metrics-key-2',
+      OTEL_METRICS_EXPORTER: 'otlp',
+    });
+    expect(new Set(configSecrets(config))).toEqual(
+      new Set(['Bearer otlp-token-1', 'metrics-key-2', 'collector-pw']),
+    );
+  });
+
   it('takes a URL with only a user name as a token; host and scheme are never secret', () => {
     expect(urlSecrets('https://ghp_token123@example.com/x')).toEqual(['ghp_token123']);
     expect(urlSecrets('https://example.com/x')).toEqual([]);

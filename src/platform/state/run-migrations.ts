@@ -1,25 +1,28 @@
 import { type DataSource, MigrationExecutor } from 'typeorm';
 
-/**
- * Session-level PostgreSQL advisory lock held while migrating, so replicas that start at the same
- * moment migrate one after another: the first applies, the rest find nothing pending.
- */
-const MIGRATION_LOCK = `hashtext('svc-gateway:state-migrations')`;
+/** Applies pending state migrations in one transaction; returns the names of those applied. */
+export function runStateMigrations(dataSource: DataSource): Promise<string[]> {
+  return runMigrations(dataSource, 'svc-gateway:state-migrations');
+}
 
-/** Applies pending migrations in one transaction; returns the names of those applied. */
-export async function runStateMigrations(dataSource: DataSource): Promise<string[]> {
+/**
+ * Applies a DataSource's pending migrations in one transaction. On PostgreSQL a session-level
+ * advisory lock named `lockName` is held meanwhile, so replicas that start at the same moment
+ * migrate one after another: the first applies, the rest find nothing pending.
+ */
+export async function runMigrations(dataSource: DataSource, lockName: string): Promise<string[]> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   const postgres = dataSource.options.type === 'postgres';
   try {
-    if (postgres) await runner.query(`SELECT pg_advisory_lock(${MIGRATION_LOCK})`);
+    if (postgres) await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lockName]);
     try {
       const executor = new MigrationExecutor(dataSource, runner);
       executor.transaction = 'all';
       const applied = await executor.executePendingMigrations();
       return applied.map((migration) => migration.name);
     } finally {
-      if (postgres) await runner.query(`SELECT pg_advisory_unlock(${MIGRATION_LOCK})`);
+      if (postgres) await runner.query('SELECT pg_advisory_unlock(hashtext($1))', [lockName]);
     }
   } finally {
     await runner.release();

@@ -7,3 +7,7 @@ export const sessionScope = (sessionId: string): string => `session:${sessionId}
 /** The scope of a run's entries, and the key of its run lease. */
 export const runScope = (runId: string): string => `${RUN_LEASE_PREFIX}${runId}`;
 export const AGENTS_SCOPE = 'agents';
+/** The A2A tasks a tenant started (one entry per task: ListTasks reads them). */
+export const A2A_TASKS_SCOPE = 'a2a-tasks';
+/** A tenant's own token budgets (PUT /v1/budgets/{tenant}). */
+export const BUDGETS_SCOPE = 'budgets';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { DeploymentMark } from './deployment-mark.js';
 import { LeaseKeeper } from './lease-keeper.service.js';
 import { StateDatabase } from './state-database.service.js';
 import { StateNotifications } from './state-notifications.js';
@@ -15,7 +16,8 @@ import { TypeormStateStore } from './typeorm-state.store.js';
     { provide: StateStore, useClass: TypeormStateStore },
     LeaseKeeper,
     StateNotifications,
+    DeploymentMark,
   ],
-  exports: [StateDatabase, StateStore, LeaseKeeper, StateNotifications],
+  exports: [StateDatabase, StateStore, LeaseKeeper, StateNotifications, DeploymentMark],
 })
 export class StateModule {}

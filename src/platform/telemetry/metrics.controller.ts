@@ -1,4 +1,5 @@
 import { Controller, ForbiddenException, Get, Header } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, Public, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { Metrics, PROMETHEUS_CONTENT_TYPE } from './metrics.service.js';
@@ -14,6 +15,10 @@ export class MetricsController {
 
   @RequirePermissions('metrics:read')
   @Get('metrics')
+  @ApiOperation({
+    summary: 'Prometheus metrics of this replica',
+    description: 'The key must not be bound to a tenant: the figures cover every tenant.',
+  })
   @Header('Content-Type', PROMETHEUS_CONTENT_TYPE)
   @Header('Cache-Control', 'no-store')
   scrape(@CurrentPrincipal() principal: Principal): Promise<string> {

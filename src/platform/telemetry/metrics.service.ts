@@ -9,12 +9,26 @@ import type {
   UpDownCounter,
 } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import {
+  type IMetricReader,
+  MeterProvider,
+  PeriodicExportingMetricReader,
+} from '@opentelemetry/sdk-metrics';
 import { PACKAGE } from '../config/package-info.js';
-import type { GatewayConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, MetricsExportConfig } from '../config/gateway-config.js';
 import { BoundedLabel } from './bounded-label.js';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
+import { otlpMetricExporter } from './otlp-exporters.js';
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_TOKEN_TYPE,
+  GEN_AI_OPERATION_CHAT,
+  GEN_AI_TOKEN_TYPE_INPUT,
+  GEN_AI_TOKEN_TYPE_OUTPUT,
+  METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
+} from './semconv.js';
+import { telemetryResource } from './telemetry-resource.js';
 
 /** The Prometheus text format version `/metrics` answers in. */
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -25,6 +39,10 @@ export const NAME_LABEL_LIMIT = 100;
 /** Seconds; from a fast HTTP answer to a long agent run. */
 const FAST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const RUN_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/** Tokens per model call: the bucket boundaries the GenAI semantic conventions advise. */
+const TOKEN_BUCKETS = [
+  1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864,
+];
 
 const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -37,11 +55,24 @@ export interface GaugeReading {
 /** What a gauge callback answers: one value, or one per label set. */
 export type GaugeRead = () => number | GaugeReading[] | Promise<number | GaugeReading[]>;
 
+/** OTLP metrics (OTEL_METRICS_EXPORTER lists otlp): pushed every OTEL_METRIC_EXPORT_INTERVAL. */
+function otlpReaders(metrics: MetricsExportConfig): IMetricReader[] {
+  if (!metrics.otlp) return [];
+  return [
+    new PeriodicExportingMetricReader({
+      exporter: otlpMetricExporter(metrics.otlp),
+      exportIntervalMillis: metrics.intervalMs,
+      exportTimeoutMillis: metrics.timeoutMs,
+    }),
+  ];
+}
+
 /**
  * This app instance's metrics, on the OpenTelemetry metrics SDK, read by a Prometheus
- * exporter that never opens a port of its own: `GET /metrics` serializes a collection. Labels
- * are bounded: no run, session or tenant ids; agent and toolset names (chosen by tenants) stop
- * at NAME_LABEL_LIMIT distinct values each.
+ * exporter that never opens a port of its own: `GET /metrics` serializes a collection (served
+ * while OTEL_METRICS_EXPORTER lists prometheus, the default); when it lists otlp they are also
+ * pushed to the collector. Labels are bounded: no run, session or tenant ids; agent and toolset
+ * names (chosen by tenants) stop at NAME_LABEL_LIMIT distinct values each.
  *
  * Other modules report through the record* methods, or register a gauge read at scrape time
  * with observeGauge (e.g. the outbox's depth).
@@ -54,11 +85,13 @@ export class Metrics implements OnApplicationShutdown {
   private readonly meter: Meter;
   private readonly agents = new BoundedLabel(NAME_LABEL_LIMIT);
   private readonly toolsets = new BoundedLabel(NAME_LABEL_LIMIT);
+  private readonly models = new BoundedLabel(NAME_LABEL_LIMIT);
 
   private readonly runs: Counter;
   private readonly runDuration: Histogram;
   private readonly runningRuns: UpDownCounter;
   private readonly modelCallDuration: Histogram;
+  private readonly tokenUsage: Histogram;
   private readonly toolCalls: Counter;
   private readonly toolCallDuration: Histogram;
   private readonly httpDuration: Histogram;
@@ -67,11 +100,8 @@ export class Metrics implements OnApplicationShutdown {
   constructor(config: ConfigService<GatewayConfig, true>) {
     const telemetry = config.get('telemetry', { infer: true });
     this.provider = new MeterProvider({
-      resource: resourceFromAttributes({
-        [ATTR_SERVICE_NAME]: telemetry.serviceName,
-        [ATTR_SERVICE_VERSION]: PACKAGE.version,
-      }),
-      readers: [this.reader],
+      resource: telemetryResource(telemetry),
+      readers: [this.reader, ...otlpReaders(telemetry.metrics)],
     });
     const meter = this.provider.getMeter(PACKAGE.name, PACKAGE.version);
     this.meter = meter;
@@ -97,6 +127,12 @@ export class Metrics implements OnApplicationShutdown {
       'Model calls (retries included), by provider and outcome',
       RUN_BUCKETS,
     );
+    // The GenAI semantic conventions' own metric (Prometheus: gen_ai_client_token_usage_*).
+    this.tokenUsage = meter.createHistogram(METRIC_GEN_AI_CLIENT_TOKEN_USAGE, {
+      description: 'Tokens used per model call, by token type (input, output), provider and model',
+      unit: '{token}',
+      advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    });
     this.toolCalls = meter.createCounter('svc_tool_calls', {
       description: 'Tool calls, by toolset and whether they failed',
     });
@@ -138,6 +174,34 @@ export class Metrics implements OnApplicationShutdown {
     this.modelCallDuration.record(seconds, { provider, outcome: ok ? 'ok' : 'error' });
   }
 
+  /**
+   * The tokens one model call used, as its provider reported them (estimated by the echo
+   * provider): one `input` and one `output` observation. `model` is the model it asked for.
+   */
+  recordTokenUsage(
+    provider: string,
+    model: string,
+    usage: { prompt_tokens?: number; completion_tokens?: number },
+  ): void {
+    const attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_CHAT,
+      [ATTR_GEN_AI_PROVIDER_NAME]: provider,
+      [ATTR_GEN_AI_REQUEST_MODEL]: this.models.value(model),
+    };
+    if (usage.prompt_tokens !== undefined) {
+      this.tokenUsage.record(usage.prompt_tokens, {
+        ...attributes,
+        [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_INPUT,
+      });
+    }
+    if (usage.completion_tokens !== undefined) {
+      this.tokenUsage.record(usage.completion_tokens, {
+        ...attributes,
+        [ATTR_GEN_AI_TOKEN_TYPE]: GEN_AI_TOKEN_TYPE_OUTPUT,
+      });
+    }
+  }
+
   recordToolCall(toolset: string, isError: boolean, seconds: number): void {
     const label = this.toolsets.value(toolset);
     this.toolCalls.add(1, { toolset: label, is_error: String(isError) });
@@ -177,6 +241,15 @@ export class Metrics implements OnApplicationShutdown {
       else for (const reading of value) result.observe(reading.value, reading.attributes);
     };
     gauge.addCallback(callback);
+  }
+
+  /**
+   * A counter kept by its owner (a total that only grows, e.g. items dropped), read when
+   * /metrics is scraped; register it once, at module init. Prometheus sees `<name>_total`.
+   */
+  observeCounter(name: string, description: string, read: () => number): void {
+    const counter = this.meter.createObservableCounter(name, { description });
+    counter.addCallback((result) => result.observe(read()));
   }
 
   /** Every metric in the Prometheus text format (PROMETHEUS_CONTENT_TYPE). */

@@ -27,6 +27,7 @@ export const ATTR_GEN_AI_RESPONSE_MODEL = 'gen_ai.response.model';
 export const ATTR_GEN_AI_RESPONSE_FINISH_REASONS = 'gen_ai.response.finish_reasons';
 export const ATTR_GEN_AI_USAGE_INPUT_TOKENS = 'gen_ai.usage.input_tokens';
 export const ATTR_GEN_AI_USAGE_OUTPUT_TOKENS = 'gen_ai.usage.output_tokens';
+export const ATTR_GEN_AI_TOKEN_TYPE = 'gen_ai.token.type';
 export const ATTR_GEN_AI_TOOL_NAME = 'gen_ai.tool.name';
 export const ATTR_GEN_AI_TOOL_CALL_ID = 'gen_ai.tool.call.id';
 export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
@@ -34,6 +35,11 @@ export const ATTR_GEN_AI_TOOL_TYPE = 'gen_ai.tool.type';
 export const GEN_AI_OPERATION_CHAT = 'chat';
 export const GEN_AI_OPERATION_INVOKE_AGENT = 'invoke_agent';
 export const GEN_AI_OPERATION_EXECUTE_TOOL = 'execute_tool';
+
+/** The histogram of tokens per model call, and its `gen_ai.token.type` values. */
+export const METRIC_GEN_AI_CLIENT_TOKEN_USAGE = 'gen_ai.client.token.usage';
+export const GEN_AI_TOKEN_TYPE_INPUT = 'input';
+export const GEN_AI_TOKEN_TYPE_OUTPUT = 'output';
 
 /** `db.system.name` values of the state backends. */
 export const DB_SYSTEM = { sqlite: 'sqlite', postgres: 'postgresql' } as const;

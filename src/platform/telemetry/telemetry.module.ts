@@ -7,15 +7,18 @@ import {
 } from '@nestjs/common';
 import type { TelemetryConfig } from '../config/gateway-config.js';
 import { HttpTelemetryMiddleware } from './http-telemetry.middleware.js';
+import { KeptSpans } from './kept-spans.js';
 import { MetricsController, PublicMetricsController } from './metrics.controller.js';
 import { Metrics } from './metrics.service.js';
 import { Tracing } from './tracing.service.js';
 
 /**
  * Tracing and metrics of one app instance (issue 7): the `Tracing` and `Metrics` services every
- * module may inject (global), the HTTP server span and duration middleware, and `GET /metrics`
- * (public only with SVC_METRICS_PUBLIC=true). AppModule imports it before the logging module so
- * that its middleware runs first and the request logger sees the request's span.
+ * module may inject (global), `KeptSpans` (the spans kept in memory, read as trees), the HTTP
+ * server span and duration middleware, and `GET /metrics` (unless OTEL_METRICS_EXPORTER leaves
+ * prometheus out; public only with SVC_METRICS_PUBLIC=true). AppModule imports it before the
+ * logging module so that its middleware runs first and the request logger sees the request's
+ * span.
  */
 @Global()
 @Module({})
@@ -23,9 +26,11 @@ export class TelemetryModule implements NestModule {
   static forRoot(config: TelemetryConfig): DynamicModule {
     return {
       module: TelemetryModule,
-      controllers: [config.metricsPublic ? PublicMetricsController : MetricsController],
-      providers: [Tracing, Metrics],
-      exports: [Tracing, Metrics],
+      controllers: config.metrics.prometheus
+        ? [config.metricsPublic ? PublicMetricsController : MetricsController]
+        : [],
+      providers: [Tracing, Metrics, KeptSpans],
+      exports: [Tracing, Metrics, KeptSpans],
     };
   }
 

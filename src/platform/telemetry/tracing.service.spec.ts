@@ -48,6 +48,24 @@ describe('Tracing', () => {
     await t.onApplicationShutdown();
   });
 
+  it('samples as OTEL_TRACES_SAMPLER says, and a sampled-out root keeps its children out', async () => {
+    const samplers: Array<Record<string, string>> = [
+      { OTEL_TRACES_SAMPLER: 'always_off' },
+      { OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+      { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+    ];
+    for (const env of samplers) {
+      const t = tracing(env);
+      await t.inSpan({ name: 'root' }, () => t.inSpan({ name: 'child' }, () => Promise.resolve()));
+      expect({ env, spans: t.recentSpans().length }).toEqual({ env, spans: 0 });
+      await t.onApplicationShutdown();
+    }
+    const all = tracing({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' });
+    await all.inSpan({ name: 'root' }, () => Promise.resolve());
+    expect(all.recentSpans().map((span) => span.name)).toEqual(['root']);
+    await all.onApplicationShutdown();
+  });
+
   it('runs work untraced with OTEL_SDK_DISABLED=true', async () => {
     const t = tracing({ OTEL_SDK_DISABLED: 'true' });
     const traceId = await t.inSpan({ name: 'run' }, (span) =>

@@ -18,8 +18,6 @@ import {
   propagation,
   trace,
 } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   type ReadableSpan,
@@ -29,14 +27,20 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { IncomingHttpHeaders } from 'node:http';
 import { PACKAGE } from '../config/package-info.js';
-import type { GatewayConfig, TelemetryConfig } from '../config/gateway-config.js';
+import type { GatewayConfig, OtlpExportConfig, TracesConfig } from '../config/gateway-config.js';
 import { ProblemException } from '../http/problem.js';
+import { otlpSpanExporter } from './otlp-exporters.js';
 import { startProcessTelemetry } from './process-telemetry.js';
-import { ATTR_ERROR_TYPE, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from './semconv.js';
+import { samplerOf } from './sampler.js';
+import { ATTR_ERROR_TYPE } from './semconv.js';
 import { SpanRing } from './span-ring.exporter.js';
+import { telemetryResource } from './telemetry-resource.js';
 
 /** How many finished spans the in-memory exporter keeps. */
 export const SPAN_RING_CAPACITY = 2000;
+
+/** Where finished spans go: a ring in this process, an OTLP collector, or nowhere (tracing off). */
+export type SpanDestination = 'memory' | 'collector' | 'off';
 
 /** What a span is, before it starts. */
 export interface SpanSpec {
@@ -75,18 +79,22 @@ export function linkTo(traceId: string | null, spanId: string | undefined): Link
   return [{ context: { traceId, spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true } }];
 }
 
-function spanProcessor(telemetry: TelemetryConfig, ring: SpanRing | undefined): SpanProcessor {
-  if (ring) return new SimpleSpanProcessor({ exporter: ring });
-  // The OTLP convention: OTEL_EXPORTER_OTLP_ENDPOINT is a base URL, the signal path is added.
-  const url = `${telemetry.otlpEndpoint?.replace(/\/+$/, '')}/v1/traces`;
-  return new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) });
+/** Spans in batches to the collector, as the OTEL_BSP_* variables say. */
+function batchProcessor(otlp: OtlpExportConfig, batch: TracesConfig['batch']): SpanProcessor {
+  return new BatchSpanProcessor({
+    exporter: otlpSpanExporter(otlp),
+    scheduledDelayMillis: batch.scheduledDelayMs,
+    exportTimeoutMillis: batch.exportTimeoutMs,
+    maxQueueSize: batch.maxQueueSize,
+    maxExportBatchSize: batch.maxExportBatchSize,
+  });
 }
 
 /**
- * This app instance's tracer. Spans go to the OTLP/HTTP collector of `--otel-endpoint` /
- * OTEL_EXPORTER_OTLP_ENDPOINT (batched, JSON to `<endpoint>/v1/traces`), else into a ring of the
- * last 2,000 spans in memory. With OTEL_SDK_DISABLED=true there are no spans at all and work runs
- * with a span that records nothing. The provider is never registered globally, so several apps
+ * This app instance's tracer. Spans go to the OTLP/HTTP collector the standard OTEL_* variables
+ * or `--otel-endpoint` configure (batched, protobuf or JSON, sampled by OTEL_TRACES_SAMPLER),
+ * else into a ring of the last 2,000 spans in memory. With OTEL_SDK_DISABLED=true there are no
+ * spans at all and work runs with a span that records nothing. The provider is never registered globally, so several apps
  * in one process (tests) each have their own; what is process-wide (the context manager and
  * propagators) is set up once by startProcessTelemetry.
  *
@@ -104,15 +112,18 @@ export class Tracing implements OnApplicationShutdown {
     this.enabled = telemetry.tracing;
     if (!this.enabled) return;
     startProcessTelemetry();
-    this.ring = telemetry.otlpEndpoint ? undefined : new SpanRing(SPAN_RING_CAPACITY);
+    const { otlp, batch, sampler } = telemetry.traces;
+    let processor: SpanProcessor;
+    if (otlp) {
+      processor = batchProcessor(otlp, batch);
+    } else {
+      this.ring = new SpanRing(SPAN_RING_CAPACITY);
+      processor = new SimpleSpanProcessor({ exporter: this.ring });
+    }
     this.provider = new TracerProvider({
-      resource: defaultResource().merge(
-        resourceFromAttributes({
-          [ATTR_SERVICE_NAME]: telemetry.serviceName,
-          [ATTR_SERVICE_VERSION]: PACKAGE.version,
-        }),
-      ),
-      spanProcessors: [spanProcessor(telemetry, this.ring)],
+      resource: telemetryResource(telemetry),
+      sampler: samplerOf(sampler),
+      spanProcessors: [processor],
     });
     this.tracer = this.provider.getTracer(PACKAGE.name, PACKAGE.version);
   }
@@ -175,6 +186,12 @@ export class Tracing implements OnApplicationShutdown {
   activeTraceId(): string | null {
     const span = trace.getActiveSpan();
     return span ? traceIdOf(span) : null;
+  }
+
+  /** Where this app's finished spans go. */
+  get spanDestination(): SpanDestination {
+    if (!this.enabled) return 'off';
+    return this.ring ? 'memory' : 'collector';
   }
 
   /** The last spans kept in memory, oldest first (empty when spans go to a collector). */

@@ -2,8 +2,10 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestj
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import type { RunRecord } from '../record/run-record.js';
+import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { ApprovalService } from './approval.service.js';
 import { DecisionDto } from './dto/decision.dto.js';
 
@@ -18,6 +20,7 @@ export class ApprovalController {
   @RequirePermissions('approve:*')
   @Post(':run_id/approve')
   @HttpCode(200)
+  @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   approve(
     @Param() { run_id: runId }: RunPathDto,
     @Body() body: DecisionDto,
@@ -30,6 +33,7 @@ export class ApprovalController {
   @RequirePermissions('approve:*')
   @Post(':run_id/deny')
   @HttpCode(200)
+  @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   deny(
     @Param() { run_id: runId }: RunPathDto,
     @Body() body: DecisionDto,

@@ -10,5 +10,6 @@ import { ApprovalService } from './approval.service.js';
   imports: [StateModule, RunsModule, GraphModule],
   controllers: [ApprovalController],
   providers: [ApprovalService],
+  exports: [ApprovalService],
 })
 export class ApprovalModule {}

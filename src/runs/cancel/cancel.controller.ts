@@ -2,9 +2,11 @@ import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestj
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import type { RunRecord } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
+import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { CancelDto } from './cancel.dto.js';
 import { RunCancels } from './run-cancels.service.js';
 
@@ -20,6 +22,7 @@ export class CancelController {
   @RequirePermissions('runs:write')
   @Post(':run_id/cancel')
   @HttpCode(200)
+  @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   async cancel(
     @Param() { run_id: runId }: RunPathDto,
     @Body() body: CancelDto,

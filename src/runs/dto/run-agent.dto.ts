@@ -16,20 +16,20 @@ import { NestedArray } from '../../platform/http/dto/nested.js';
 import { RawJson } from '../../platform/http/dto/raw-json.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { MAX_SESSION_ID } from '../../platform/state/state-key.limits.js';
+import { MAX_INPUT_CHARS, MAX_INPUT_MESSAGES } from '../run-input.limits.js';
 
 /** Identifiers a client may choose: readable, bounded, safe in paths and logs. */
 const ID = /^[A-Za-z0-9_.:-]+$/;
 const ID_MESSAGE = { message: '$property may only hold letters, digits and _ . : -' };
 
 export const MAX_TURNS_LIMIT = 100;
-export const MAX_INPUT_MESSAGES = 200;
 
 export class InputMessageDto {
   @IsIn(['system', 'user', 'assistant'])
   role!: 'system' | 'user' | 'assistant';
 
   @IsString()
-  @MaxLength(200_000)
+  @MaxLength(MAX_INPUT_CHARS)
   content!: string;
 }
 
@@ -37,7 +37,7 @@ export class InputMessageDto {
 export class RunAgentDto {
   @TenantId() tenant_id!: string;
 
-  @IfPresent() @IsString() @MaxLength(200_000) prompt?: string;
+  @IfPresent() @IsString() @MaxLength(MAX_INPUT_CHARS) prompt?: string;
 
   @IfPresent()
   @NestedArray(() => InputMessageDto, { max: MAX_INPUT_MESSAGES })

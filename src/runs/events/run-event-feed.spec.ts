@@ -108,4 +108,37 @@ describe('RunEventFeed', () => {
     feed.published('t', 'r', [write()]);
     expect(await follower).toEqual([1, 2, 3]);
   });
+
+  it('reads again for a notification that came while a read was under way', async () => {
+    const { store, write } = fakeStore();
+    // The first read of the log answers what was there before the second write was committed.
+    let release: () => void = () => undefined;
+    const slowStore = {
+      ...store,
+      after: (...args: Parameters<RunEventStore['after']>) => {
+        const answer = store.after(...args);
+        return new Promise<RunEvent[]>((resolve) => {
+          release = () => void answer.then(resolve);
+        });
+      },
+    } as unknown as RunEventStore;
+    const { notifications, send } = fakeNotifications();
+    const feed = new RunEventFeed(slowStore, notifications);
+    const stop = new AbortController();
+    const follower = take(feed, 0, 2, stop);
+    await tick();
+    write();
+    send(['t', 'r', 1]);
+    await tick();
+    write();
+    send(['t', 'r', 2]); // announced while the first read is still out
+    const first = release;
+    first();
+    await tick();
+    release();
+    // Both arrive at once, not after the safety poll (5 s): the follower gives up after 1 s.
+    const timer = setTimeout(() => stop.abort(), 1_000);
+    expect(await follower).toEqual([1, 2]);
+    clearTimeout(timer);
+  });
 });

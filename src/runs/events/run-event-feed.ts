@@ -27,6 +27,8 @@ class Tail {
   ready: Promise<void>;
   private waiters = new Set<() => void>();
   private refreshing: Promise<void> | null = null;
+  /** A change was announced while a read was under way. */
+  private again = false;
 
   constructor(
     private readonly read: (afterId: number) => Promise<RunEvent[]>,
@@ -62,14 +64,22 @@ class Tail {
     this.wake();
   }
 
-  /** Reads what was written after the last id known here (one read at a time). */
+  /**
+   * Reads what was written after the last id known here, one read at a time. A change announced
+   * while a read is under way may have been written after that read looked: it is read again
+   * once the read ends, or it would wait for the safety poll.
+   */
   refresh(): void {
-    this.refreshing ??= this.read(this.lastId)
+    if (this.refreshing) {
+      this.again = true;
+      return;
+    }
+    this.again = false;
+    this.refreshing = this.read(this.lastId)
       .then((events) => {
         this.refreshing = null;
-        if (events.length === 0) return;
-        this.add(events);
-        if (events.length === PAGE) this.refresh();
+        if (events.length > 0) this.add(events);
+        if (events.length === PAGE || this.again) this.refresh();
       })
       .catch((error: unknown) => {
         this.refreshing = null;
@@ -123,6 +133,11 @@ export class RunEventFeed implements OnModuleInit {
     this.notifications.onReconnect(() => {
       for (const tail of this.tails.values()) tail.refresh();
     });
+  }
+
+  /** The id of the run's last event now (0 when it has none): where a reader is up to date. */
+  lastId(tenantId: string, runId: string): Promise<number> {
+    return this.store.lastId(tenantId, runId);
   }
 
   /** Events just written on this replica. */

@@ -7,12 +7,12 @@ import {
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig, RunEventsConfig } from '../../platform/config/gateway-config.js';
 import { ServingSignal } from '../../platform/http/serving-signal.js';
+import { RetentionSweep } from '../../platform/state/retention-sweep.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { RunEventStore } from './run-event.store.js';
 import { RunJournal } from './run-journal.js';
 
-/** How often each replica deletes logs past their retention, and how many runs at a time. */
-const PRUNE_EVERY_MS = 10 * 60_000;
+/** How many runs' logs one sweep deletes at most. */
 const PRUNE_RUNS = 500;
 
 /**
@@ -25,7 +25,7 @@ const PRUNE_RUNS = 500;
 export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(RunEventLog.name);
   private readonly config: RunEventsConfig;
-  private timer?: NodeJS.Timeout;
+  private readonly sweeper: RetentionSweep;
 
   constructor(
     private readonly store: RunEventStore,
@@ -34,6 +34,11 @@ export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdow
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.config = config.get('runEvents', { infer: true });
+    this.sweeper = new RetentionSweep({
+      logger: this.logger,
+      what: 'run events',
+      sweep: () => this.store.prune(this.config.retentionMs, PRUNE_RUNS),
+    });
   }
 
   /** The journal of one execution of a run; `deltas`: the run streams the model's answer. */
@@ -51,22 +56,10 @@ export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdow
   }
 
   onApplicationBootstrap(): void {
-    this.serving.whenServing(() => {
-      this.timer = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-      this.timer.unref();
-    });
+    this.sweeper.start(this.serving);
   }
 
   onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
-  private async prune(): Promise<void> {
-    try {
-      const removed = await this.store.prune(this.config.retentionMs, PRUNE_RUNS);
-      if (removed > 0) this.logger.log(`deleted ${removed} run events past their retention`);
-    } catch (error) {
-      this.logger.warn(`pruning run events failed: ${String(error)}`);
-    }
+    this.sweeper.stop();
   }
 }

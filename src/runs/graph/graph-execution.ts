@@ -15,6 +15,7 @@ import { ATTR_SVC_GRAPH_STEP_STATUS } from '../../platform/telemetry/semconv.js'
 import { stepSpan } from '../../platform/telemetry/span-specs.js';
 import { type Tracing, markFailed } from '../../platform/telemetry/tracing.service.js';
 import type { StepOutcome, StepRunner } from './step-runner.service.js';
+import type { RunSpending, SpendMeter } from '../lifecycle/run-spending.js';
 
 export type GraphRecord = StoredRun & { graph: GraphRunState };
 
@@ -26,6 +27,7 @@ export interface ExecutionServices {
   lifecycle: RunLifecycle;
   tracing: Tracing;
   limits: RunLimitsConfig;
+  spending: RunSpending;
 }
 
 const now = () => new Date().toISOString();
@@ -67,6 +69,8 @@ export class GraphExecution {
    * `tool_calls`, so a takeover or a decision does not start the count afresh.
    */
   readonly toolCalls: ToolCallBudget;
+  /** Every model call of the run (the supervisor's, agent steps'): into the ledger and `usage`. */
+  readonly meter: SpendMeter;
 
   constructor(
     readonly record: GraphRecord,
@@ -80,6 +84,7 @@ export class GraphExecution {
       output: (id) => this.state.steps.find((step) => step.id === id)?.output,
     };
     this.toolCalls = new ToolCallBudget(services.limits, record.tool_calls);
+    this.meter = services.spending.meter(record);
   }
 
   get limits(): RunLimitsConfig {
@@ -195,6 +200,7 @@ export class GraphExecution {
           budget: this.toolCalls,
           idempotencyKey,
           callArguments,
+          meter: this.meter,
         }),
       ),
     );
@@ -243,11 +249,14 @@ export class GraphExecution {
     for (const step of this.state.steps) if (step.status === 'pending') step.status = 'skipped';
   }
 
-  complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ChatCompletion> {
-    return this.services.provider.complete(
+  /** The supervisor's model call; its usage is metered before the caller acts on it. */
+  async complete(messages: ChatMessage[], tools: ToolSpec[]): Promise<ChatCompletion> {
+    const completion = await this.services.provider.complete(
       { messages, tools, model: this.state.model, toolset: 'supervisor' },
       { signal: this.signal },
     );
+    if (completion.usage) await this.meter.spent(this.state.model, completion.usage);
+    return completion;
   }
 
   /** The supervisor's workers as tools, looked up once per execution rather than every turn. */

@@ -10,6 +10,7 @@ import { ChatProvider } from '../../providers/chat.types.js';
 import { RunJournal } from '../events/run-journal.js';
 import type { RunLease } from '../lifecycle/run-lease.js';
 import { RunLifecycle, type RunResumption } from '../lifecycle/run-lifecycle.js';
+import { RunSpending } from '../lifecycle/run-spending.js';
 import { stoppedReason } from '../lifecycle/run-stop.js';
 import { runError } from '../record/run-error.js';
 import type { StoredRun } from '../record/run-record.js';
@@ -55,6 +56,7 @@ export class GraphRunner {
     private readonly audit: AuditSink,
     private readonly lifecycle: RunLifecycle,
     private readonly tracing: Tracing,
+    private readonly spending: RunSpending,
     pipeline: PipelineEngine,
     parallel: ParallelEngine,
     supervisor: SupervisorEngine,
@@ -82,6 +84,7 @@ export class GraphRunner {
       });
       if (input.deltas) record.deltas = true;
       const version = await this.records.put(record, 0);
+      await this.spending.started(record, input.model);
       this.lifecycle.started(record, { topology: agent.spec.topology });
       input.onRecorded?.(runView(record));
       return this.advance({ run: record, version }, lease.signal, input.actor);
@@ -168,6 +171,7 @@ export class GraphRunner {
       lifecycle: this.lifecycle,
       tracing: this.tracing,
       limits: this.limits,
+      spending: this.spending,
     });
     try {
       if (!settleOnly) await this.engines[record.graph.topology].advance(run);

@@ -12,6 +12,7 @@ import { ToolCatalog } from '../../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import { DEFAULT_TOOLSET } from '../../tools/tool.limits.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
+import type { SpendMeter } from '../lifecycle/run-spending.js';
 
 export interface StepContext {
   tenantId: string;
@@ -26,6 +27,8 @@ export interface StepContext {
   idempotencyKey: string;
   /** A supervisor's call: arguments the model chose (over the step's own), or a task. */
   callArguments?: JsonValue;
+  /** The run's meter: an agent step's model calls are spent as they answer. */
+  meter?: SpendMeter;
 }
 
 export interface StepOutcome {
@@ -139,6 +142,7 @@ export class StepRunner {
       signal: context.signal,
       budget: context.budget,
       idempotencyKey: (turn, call) => `${context.idempotencyKey}/${turn}/${call.id}`,
+      meter: context.meter,
     });
     return { ok: true, output: result.text, turns: result.turns, toolCalls: result.toolCalls };
   }

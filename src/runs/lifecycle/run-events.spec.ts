@@ -24,4 +24,27 @@ describe('RunEvents', () => {
     events.started(record);
     expect(seen).toEqual(['started r1', 'settled completed']);
   });
+
+  it('waits for every observer that writes in the background, whatever one of them throws', async () => {
+    const events = new RunEvents();
+    const written: string[] = [];
+    let finish = () => undefined as void;
+    events.subscribe({ flush: () => Promise.reject(new Error('store away')) });
+    events.subscribe({
+      flush: () =>
+        new Promise<void>((resolve) => {
+          finish = () => {
+            written.push('slow');
+            resolve();
+          };
+        }),
+    });
+    events.subscribe({ runStarted: () => undefined });
+    const flushed = events.flush().then(() => written.push('flushed'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toEqual([]);
+    finish();
+    await flushed;
+    expect(written).toEqual(['slow', 'flushed']);
+  });
 });

@@ -13,6 +13,11 @@ export interface RunObserver {
   runProgressed?(record: Readonly<RunRecord>): void;
   /** The run stopped here: `completed`, `failed`, `denied`, or `paused` for a decision. */
   runSettled?(record: Readonly<RunRecord>): void;
+  /**
+   * Resolves once what the observer was told so far is recorded where every replica reads it
+   * (an observer that writes in the background); bounded, and never rejects the run.
+   */
+  flush?(): Promise<void>;
 }
 
 /** The run lifecycle of this process, for observers. */
@@ -39,7 +44,23 @@ export class RunEvents {
     this.emit('runSettled', record);
   }
 
-  private emit(event: keyof RunObserver, record: RunRecord): void {
+  /** Waits for every observer's flush; what one throws is logged and dropped. */
+  async flush(): Promise<void> {
+    const flushes: Array<Promise<void>> = [];
+    for (const observer of this.observers) {
+      if (!observer.flush) continue;
+      flushes.push(
+        Promise.resolve()
+          .then(() => observer.flush?.())
+          .catch((error: unknown) =>
+            this.logger.warn({ err: error }, 'a run observer failed to flush'),
+          ),
+      );
+    }
+    await Promise.all(flushes);
+  }
+
+  private emit(event: Exclude<keyof RunObserver, 'flush'>, record: RunRecord): void {
     for (const observer of this.observers) {
       try {
         observer[event]?.(record);

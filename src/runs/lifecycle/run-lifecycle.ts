@@ -23,6 +23,12 @@ const journal = () => RunJournal.current();
 /** A record as event data (it is JSON already). */
 const asData = (record: object) => record as unknown as JsonValue;
 
+/**
+ * The problem type of a run that stopped on this replica unfinished (observers see it settle
+ * `failed` with it; the run goes on from its checkpoint elsewhere).
+ */
+export const RUN_STOPPED_HERE = 'urn:svc:problem:run-stopped';
+
 /** The audit kind of each status a run can settle in. */
 const SETTLED_KINDS: Partial<Record<RunStatus, AuditKind>> = {
   completed: 'run.completed',
@@ -78,8 +84,10 @@ export class RunLifecycle {
           try {
             return await work(trace);
           } finally {
-            // What the run wrote is in its log before its caller learns how it ended.
-            await journal.flush();
+            // What the run wrote is in its log, and what observers and the audit trail record
+            // is where every replica reads it, before its caller learns how it ended: whoever
+            // acts on the answer (an approval on another replica) writes after it.
+            await Promise.all([journal.flush(), this.events.flush(), this.audit.flush()]);
           }
         }),
       ),
@@ -157,7 +165,7 @@ export class RunLifecycle {
   async settledHere(run: StoredRun, actor?: string): Promise<void> {
     const journal = this.log.open(run.tenant_id, run.run_id, false);
     journal.within(() => this.settled(run, actor));
-    await journal.flush();
+    await Promise.all([journal.flush(), this.events.flush(), this.audit.flush()]);
   }
 
   /** Something happened to a run outside its execution (a cancellation was asked for). */
@@ -179,7 +187,7 @@ export class RunLifecycle {
       finish_reason: 'error',
       error: {
         status: 503,
-        type: 'urn:svc:problem:run-stopped',
+        type: RUN_STOPPED_HERE,
         detail: `stopped on this replica (${why}); the run continues from its checkpoint`,
       },
       ended_at: new Date().toISOString(),

@@ -14,11 +14,10 @@ describe('run lineage', () => {
     expect(runDepth()).toBe(0);
   });
 
-  it("puts a request carrying the gateway's own User-Agent inside a run", () => {
-    expect(asRequest('svc-gateway', runDepth)).toBe(1);
-    expect(asRequest('svc-gateway/0.1.0', tooDeepForRun)).toBe(true);
-    expect(asRequest('curl/8.5.0', runDepth)).toBe(0);
-    expect(asRequest(undefined, runDepth)).toBe(0);
-    expect(insideRun(() => asRequest('svc-gateway', runDepth))).toBe(1);
+  it('puts a request this deployment made (its mark) inside a run, and no other', () => {
+    expect(asRequest(true, runDepth)).toBe(1);
+    expect(asRequest(true, tooDeepForRun)).toBe(true);
+    expect(asRequest(false, runDepth)).toBe(0);
+    expect(insideRun(() => asRequest(true, runDepth))).toBe(1);
   });
 });

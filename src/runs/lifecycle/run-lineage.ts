@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { GATEWAY_USER_AGENT } from '../../platform/http/outbound.js';
 
 /**
  * How deep inside runs the code running now is: 0 for a person's request, 1 inside a run (its
@@ -31,11 +30,12 @@ export function insideRun<T>(work: () => T): T {
 }
 
 /**
- * Runs `work` (the rest of an HTTP request) at the depth of the request: a request that carries
- * the gateway's own User-Agent is one of its tool calls or chat deliveries coming back, made on
- * a run's behalf (with auth off, nothing else tells it from a person's request).
+ * Runs `work` (the rest of an HTTP request) at the depth of the request: a request this
+ * deployment made itself (`fromThisDeployment`: it carries the deployment's mark, see
+ * DeploymentMark) is one of its tool calls or deliveries coming back, made on a run's behalf
+ * (with auth off, nothing else tells it from a person's request). Another deployment's calls,
+ * another gateway's included, are a client's like any other.
  */
-export function asRequest<T>(userAgent: string | undefined, work: () => T): T {
-  const fromGateway = userAgent?.split('/')[0]?.trim() === GATEWAY_USER_AGENT;
-  return fromGateway ? lineage.run(Math.max(runDepth(), 1), work) : work();
+export function asRequest<T>(fromThisDeployment: boolean, work: () => T): T {
+  return fromThisDeployment ? lineage.run(Math.max(runDepth(), 1), work) : work();
 }

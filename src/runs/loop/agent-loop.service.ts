@@ -10,6 +10,7 @@ import {
   type ToolCall,
 } from '../../providers/chat.types.js';
 import { RunJournal } from '../events/run-journal.js';
+import type { SpendMeter } from '../lifecycle/run-spending.js';
 import type { InFlightTurn, RunFinishReason } from '../record/run-record.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
@@ -84,6 +85,11 @@ export interface LoopInput {
    */
   idempotencyKey?: (turn: number, call: ToolCall) => string;
   hooks?: LoopHooks;
+  /**
+   * Where each model call's usage goes (the run's meter), before its answer is checkpointed
+   * or acted on.
+   */
+  meter?: SpendMeter;
 }
 
 export interface LoopResult {
@@ -151,6 +157,7 @@ export class AgentLoop {
           },
           { signal: input.signal, onDelta: deltaWriter(turns + 1) },
         );
+        if (completion.usage) await input.meter?.spent(input.model, completion.usage);
         const answer = completion.message;
         const calls = answer.tool_calls ?? [];
         if (calls.length === 0 || completion.finishReason === 'length') {

@@ -24,6 +24,7 @@ import { RUN_FORMAT } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js';
 import type { RunRequest } from '../run-request.js';
+import { RunSpending } from '../lifecycle/run-spending.js';
 import { type PlainProgress, readPlainProgress } from './plain-progress.js';
 
 type PlainRun = StoredRun & { loop: PlainCheckpoint };
@@ -82,6 +83,7 @@ export class PlainRunner {
     private readonly records: RunRecordStore,
     private readonly leases: LeaseKeeper,
     private readonly lifecycle: RunLifecycle,
+    private readonly spending: RunSpending,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.limits = config.get('runLimits', { infer: true });
@@ -130,10 +132,16 @@ export class PlainRunner {
             turn: null,
           },
         });
+        // A run's first write records it, and counts it in its tenant's usage.
+        const record = async (run: PlainRun) => {
+          const first = version === 0;
+          version = await this.records.put(run, version);
+          if (first) await this.spending.started(run, request.model);
+        };
         // The session is busy with another run: this one is recorded `queued` while it waits.
         const queued = async () => {
           const run = newRun('queued', -1);
-          version = await this.records.put(run, version);
+          await record(run);
           this.lifecycle.queued(run);
           request.onRecorded?.(runView(run));
         };
@@ -149,7 +157,7 @@ export class PlainRunner {
                 : await this.conversations.load(request.tenantId, sessionId);
             const run = newRun('running', session.version);
             const wasQueued = version > 0;
-            version = await this.records.put(run, version);
+            await record(run);
             this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
             if (!wasQueued) request.onRecorded?.(runView(run));
             return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
@@ -297,6 +305,8 @@ export class PlainRunner {
       budget: new ToolCallBudget(this.limits, progress.toolCalls + inFlightCalls),
       resume: { turns: progress.turns, inFlight: progress.inFlight },
       idempotencyKey: (turn, call) => `${run.run_id}/${turn}/${call.id}`,
+      // Each call's tokens: in the ledger at once, in the record with the run's next write.
+      meter: this.spending.meter(run),
       hooks: {
         answered: (turn) => {
           loop.turn = turn;

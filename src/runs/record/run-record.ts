@@ -1,4 +1,5 @@
 import type { ChatMessage } from '../../providers/chat.types.js';
+import type { RunUsage } from '../../providers/usage.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { GraphRunState } from '../graph/graph-run-state.js';
 
@@ -28,6 +29,11 @@ export interface RunRecord {
   finish_reason: RunFinishReason | null;
   turns: number;
   tool_calls: number;
+  /**
+   * Tokens the run's model calls used, as the provider reported them (estimated for the echo
+   * provider); absent while no call has reported any.
+   */
+  usage?: RunUsage;
   messages: ChatMessage[];
   trace_id: string | null;
   metadata?: { [key: string]: JsonValue };

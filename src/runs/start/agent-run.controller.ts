@@ -2,11 +2,14 @@ import { Body, Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/co
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ConfigService } from '@nestjs/config';
+import { ApiOperation } from '@nestjs/swagger';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { acceptsEventStream } from '../../platform/http/event-stream.js';
 import type { RunRecord } from '../record/run-record.js';
+import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { AgentRunner } from '../agent-runner.service.js';
 import { RunAgentDto } from '../dto/run-agent.dto.js';
 import { RunStreams } from '../events/run-streams.js';
@@ -42,6 +45,12 @@ export class AgentController {
    */
   @RequirePermissions('runs:write')
   @Post('run')
+  @ApiOperation({
+    summary: 'Run an agent',
+    description:
+      'Answers the run once it ends (202 when a graph run paused for an approval); with `stream: true` or `Accept: text/event-stream`, its events as `text/event-stream`; with `background: true`, 202 and `Location` once the run is recorded.',
+  })
+  @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   async run(
     @Body() body: RunAgentDto,
     @CurrentPrincipal() principal: Principal,
@@ -49,7 +58,7 @@ export class AgentController {
     @Res() response: Response,
   ): Promise<void> {
     const request = toRunRequest(body, { maxTurns: this.maxTurns }, principal.keyId);
-    if (request.webhook !== undefined) this.webhooks.check(request.webhook);
+    if (body.webhook !== undefined) this.webhooks.check(body.webhook);
     const streamed = body.stream ?? acceptsEventStream(httpRequest);
     if (streamed || body.background) {
       const runId = request.runId ?? randomUUID();

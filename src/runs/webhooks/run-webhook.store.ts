@@ -5,10 +5,20 @@ import { storableDiagnostic } from '../../platform/state/stored-text.js';
 
 export type WebhookStatus = 'waiting' | 'pending' | 'delivered' | 'failed';
 
-export interface RunWebhook {
+/** What a webhook POSTs: the gateway's `run.settled`, or an A2A push notification (the task). */
+export type WebhookFormat = 'run' | 'a2a';
+
+/** How a run's webhook is to be delivered: its payload's format and the receiver's token. */
+export interface WebhookTarget {
+  url: string;
+  format: WebhookFormat;
+  /** Sent back to the receiver (A2A: `X-A2A-Notification-Token`) so it can tell it is ours. */
+  token: string | null;
+}
+
+export interface RunWebhook extends WebhookTarget {
   tenantId: string;
   runId: string;
-  url: string;
   status: WebhookStatus;
   attempts: number;
 }
@@ -19,6 +29,8 @@ interface Row {
   url: string;
   status: WebhookStatus;
   attempts: number | string;
+  format: string | null;
+  token: string | null;
 }
 
 const toWebhook = (row: Row): RunWebhook => ({
@@ -27,18 +39,29 @@ const toWebhook = (row: Row): RunWebhook => ({
   url: row.url,
   status: row.status,
   attempts: Number(row.attempts),
+  format: row.format === 'a2a' ? 'a2a' : 'run',
+  token: row.token,
 });
 
 function statements(d: SqlDialect) {
   const q = sql(d);
   return {
     register: q`INSERT INTO run_webhooks
-      (tenant_id, run_id, url, status, attempts, next_attempt_at, created_at, updated_at)
-      VALUES (${'?'}, ${'?'}, ${'?'}, 'waiting', 0, ${'now'} + ${'?'}, ${'now'}, ${'now'})
+      (tenant_id, run_id, url, format, token, status, attempts, next_attempt_at, created_at, updated_at)
+      VALUES (${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, 'waiting', 0, ${'now'} + ${'?'}, ${'now'}, ${'now'})
       ON CONFLICT (tenant_id, run_id) DO NOTHING`,
+    // A target set or changed for a run still running; a delivered or failed one stays as it was.
+    configure: q`INSERT INTO run_webhooks
+      (tenant_id, run_id, url, format, token, status, attempts, next_attempt_at, created_at, updated_at)
+      VALUES (${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, 'waiting', 0, ${'now'} + ${'?'}, ${'now'}, ${'now'})
+      ON CONFLICT (tenant_id, run_id) DO UPDATE SET url = excluded.url, format = excluded.format,
+      token = excluded.token, updated_at = excluded.updated_at
+      WHERE run_webhooks.status = 'waiting'`,
+    remove: q`DELETE FROM run_webhooks WHERE tenant_id = ${'?'} AND run_id = ${'?'}
+      AND status IN ('waiting', 'pending')`,
     due: q`UPDATE run_webhooks SET status = 'pending', next_attempt_at = ${'now'}, updated_at = ${'now'}
       WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'waiting'`,
-    list: q`SELECT tenant_id, run_id, url, status, attempts FROM run_webhooks
+    list: q`SELECT tenant_id, run_id, url, status, attempts, format, token FROM run_webhooks
       WHERE status IN ('waiting', 'pending') AND next_attempt_at <= ${'now'}
       ORDER BY next_attempt_at LIMIT ${'?'}`,
     postpone: q`UPDATE run_webhooks SET next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}
@@ -47,7 +70,7 @@ function statements(d: SqlDialect) {
       next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}, last_error = ${'?'},
       delivered_at = CASE WHEN ${'?'} = 'delivered' THEN ${'now'} ELSE NULL END
       WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'pending' AND attempts = ${'?'}`,
-    get: q`SELECT tenant_id, run_id, url, status, attempts FROM run_webhooks
+    get: q`SELECT tenant_id, run_id, url, status, attempts, format, token FROM run_webhooks
       WHERE tenant_id = ${'?'} AND run_id = ${'?'}`,
   };
 }
@@ -66,8 +89,41 @@ export class RunWebhookStore {
   }
 
   /** The run's webhook, waiting; looked at again after `checkAfterMs` if nothing marks it due. */
-  async register(tenantId: string, runId: string, url: string, checkAfterMs: number) {
-    await this.database.query(this.sql.register, [tenantId, runId, url, checkAfterMs]);
+  async register(tenantId: string, runId: string, target: WebhookTarget, checkAfterMs: number) {
+    const { url, format, token } = target;
+    await this.database.query(this.sql.register, [
+      tenantId,
+      runId,
+      url,
+      format,
+      token,
+      checkAfterMs,
+    ]);
+  }
+
+  /** Sets (or replaces) the webhook of a run that has not settled; false once it has one done. */
+  async configure(
+    tenantId: string,
+    runId: string,
+    target: WebhookTarget,
+    checkAfterMs: number,
+  ): Promise<boolean> {
+    const { url, format, token } = target;
+    const result = await this.database.query(this.sql.configure, [
+      tenantId,
+      runId,
+      url,
+      format,
+      token,
+      checkAfterMs,
+    ]);
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** Drops a webhook not yet delivered; true when there was one. */
+  async remove(tenantId: string, runId: string): Promise<boolean> {
+    const result = await this.database.query(this.sql.remove, [tenantId, runId]);
+    return (result.affected ?? 0) > 0;
   }
 
   /** The run settled: its waiting webhook is due now. */

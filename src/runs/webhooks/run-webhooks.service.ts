@@ -11,12 +11,49 @@ import { ProblemException, ValidationProblem } from '../../platform/http/problem
 import { ServingSignal } from '../../platform/http/serving-signal.js';
 import { TenantEgress } from '../../platform/http/tenant-egress.js';
 import { OutageLog } from '../../platform/logging/outage-log.js';
+import { DeploymentMark } from '../../platform/state/deployment-mark.js';
 import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore } from '../record/run-record.store.js';
-import { type RunWebhook, RunWebhookStore } from './run-webhook.store.js';
+import {
+  type RunWebhook,
+  RunWebhookStore,
+  type WebhookFormat,
+  type WebhookTarget,
+} from './run-webhook.store.js';
 import { sendSigned } from './webhook-sender.js';
+
+/** What a webhook of some format POSTs. */
+export interface FormattedWebhook {
+  payload: unknown;
+  headers?: Record<string, string>;
+}
+
+/** Writes a settled run as a webhook of one format (see RunWebhooks.useFormat). */
+export type WebhookFormatter = (run: RunRecord, hook: RunWebhook) => FormattedWebhook;
+
+/** The longest webhook address taken (as the REST field's bound). */
+export const MAX_WEBHOOK_URL = 2048;
+
+/**
+ * What is wrong with a webhook address before the egress policy looks at where it points: it
+ * must be an absolute http(s) URL of at most MAX_WEBHOOK_URL characters, without credentials.
+ */
+export function webhookUrlRefusal(url: string): string | undefined {
+  if (url.length > MAX_WEBHOOK_URL) return `a URL of at most ${MAX_WEBHOOK_URL} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'not an absolute URL';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    return `only http and https URLs are called, not ${parsed.protocol.slice(0, 32)}`;
+  }
+  if (parsed.username || parsed.password) return 'credentials belong in no URL';
+  return undefined;
+}
 
 /** Rows one replica delivers at once. */
 const MAX_IN_FLIGHT = 16;
@@ -44,6 +81,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly maxAttempts: number;
   private readonly retryBaseMs: number;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly formats = new Map<WebhookFormat, WebhookFormatter>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
   /** Deliveries start once this process serves (a one-shot `svc run` leaves them to a server). */
@@ -55,6 +93,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
     private readonly leases: LeaseKeeper,
     private readonly egress: TenantEgress,
     private readonly serving: ServingSignal,
+    private readonly mark: DeploymentMark,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.secret = config.get('runEvents', { infer: true }).webhookSecret;
@@ -65,7 +104,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** Refuses a webhook this gateway cannot sign or may not call (before the run starts). */
-  check(url: string): void {
+  check(url: string, field = 'webhook'): void {
     if (!this.secret) {
       throw new ProblemException(
         422,
@@ -73,17 +112,44 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
         'webhooks-unavailable',
       );
     }
-    const refusal = this.egress.policy.checkUrl(url);
-    if (refusal) {
-      throw new ValidationProblem([
-        { path: 'webhook', message: `webhook address refused: ${refusal.reason}` },
-      ]);
+    const why = webhookUrlRefusal(url) ?? this.egress.policy.checkUrl(url)?.reason;
+    if (why !== undefined) {
+      const message = `webhook address refused: ${why}`;
+      throw new ValidationProblem([{ path: field, message }], message);
     }
   }
 
   /** The run will deliver its settled state to `url` (a repeated run id keeps its first). */
-  register(tenantId: string, runId: string, url: string): Promise<void> {
-    return this.store.register(tenantId, runId, url, WAITING_CHECK_MS);
+  register(tenantId: string, runId: string, target: string | WebhookTarget): Promise<void> {
+    const resolved =
+      typeof target === 'string' ? { url: target, format: 'run' as const, token: null } : target;
+    return this.store.register(tenantId, runId, resolved, WAITING_CHECK_MS);
+  }
+
+  /**
+   * Sets the webhook of a run that has not settled (A2A's push configuration of a task); false
+   * when the run's webhook was already delivered or failed.
+   */
+  configure(tenantId: string, runId: string, target: WebhookTarget): Promise<boolean> {
+    return this.store.configure(tenantId, runId, target, WAITING_CHECK_MS);
+  }
+
+  /** The run's webhook, as registered. */
+  find(tenantId: string, runId: string): Promise<RunWebhook | null> {
+    return this.store.get(tenantId, runId);
+  }
+
+  /** Drops a webhook not yet delivered. */
+  remove(tenantId: string, runId: string): Promise<boolean> {
+    return this.store.remove(tenantId, runId);
+  }
+
+  /**
+   * How another wire's webhooks are written: `build` makes the payload from the settled run and
+   * the row (its token), and may add headers. The gateway's own format (`run`) is built in.
+   */
+  useFormat(format: WebhookFormat, build: WebhookFormatter): void {
+    this.formats.set(format, build);
   }
 
   /** The run's record says it settled: its webhook, if any, is delivered now. Never throws. */
@@ -136,6 +202,12 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
     }
   }
 
+  /** The payload (and headers) of the hook's format; the gateway's own when none is known. */
+  private format(hook: RunWebhook, run: RunRecord): FormattedWebhook {
+    const build = hook.format === 'run' ? undefined : this.formats.get(hook.format);
+    return build ? build(run, hook) : { payload: { type: 'run.settled', run } };
+  }
+
   private async claimAndDeliver(hook: RunWebhook): Promise<void> {
     try {
       const lease = await this.leases.acquire(hook.tenantId, `webhook:${hook.runId}`);
@@ -160,11 +232,13 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
     // Read under the lease: another replica may have delivered it since the poll.
     const hook = await this.store.get(found.tenantId, found.runId);
     if (!hook || hook.status !== 'pending' || !this.secret) return;
+    const formatted = this.format(hook, runView(run));
     const outcome = await sendSigned({
       url: hook.url,
       id: `${hook.tenantId}/${hook.runId}`,
       secret: this.secret,
-      payload: { type: 'run.settled', run: runView(run) },
+      payload: formatted.payload,
+      headers: { ...(await this.mark.headers()), ...formatted.headers },
       dispatcher: this.egress.dispatcher,
     });
     const attempt = hook.attempts + 1;

@@ -23,6 +23,8 @@ export interface SignedPost {
   payload: unknown;
   /** The tenant egress: every connection's address is checked by the policy tools obey. */
   dispatcher: Dispatcher;
+  /** More headers the payload's format asks for (an A2A notification's token). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function sendSigned(post: SignedPost): Promise<SendOutcome> {
         'user-agent': GATEWAY_USER_AGENT,
         ...webhookHeaders(post.secret, post.id, body),
         ...idempotencyHeaders(post.id),
+        ...post.headers,
       },
       body,
       signal: timeout,

@@ -1,9 +1,12 @@
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { ToolHints, ToolSpec } from '../tool.types.js';
+import type { InputRequired } from '../upstream/upstream-input.js';
 
 export interface ToolResult {
   result: JsonValue;
   isError: boolean;
+  /** An upstream MCP tool needs the calling MCP client's input first (see upstream-input.ts). */
+  inputRequired?: InputRequired;
 }
 
 /** Whom a built-in tool runs for. */

@@ -1,4 +1,4 @@
-import { IsObject, IsString, IsUrl, MaxLength } from 'class-validator';
+import { IsIn, IsObject, IsString, IsUrl, MaxLength } from 'class-validator';
 import { TenantId } from '../../platform/http/dto/identifier.js';
 import { IfPresent } from '../../platform/http/dto/if-present.js';
 import { Nested, NestedArray } from '../../platform/http/dto/nested.js';
@@ -21,6 +21,18 @@ export class ToolEndpointDto {
   )
   @MaxLength(MAX_ENDPOINT_URL)
   url!: string;
+
+  /**
+   * `http` (default): the tool's arguments are POSTed to `url`. `a2a`: `url` is a remote A2A
+   * agent (its card's base, or the card itself) that gets the arguments as a message.
+   */
+  @IfPresent() @IsIn(['http', 'a2a']) protocol?: 'http' | 'a2a';
+
+  /**
+   * `a2a` only: headers sent on every request to the agent (its credentials). Their names and
+   * values are checked by the registration service; values are never shown back or logged.
+   */
+  @IfPresent() @IsObject() @RawJson() headers?: { [name: string]: JsonValue };
 }
 
 /** `PUT /v1/toolsets/{toolset}/tools/{name}`: registers or replaces an HTTP tool. */

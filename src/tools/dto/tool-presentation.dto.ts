@@ -6,6 +6,9 @@ export const MAX_TITLE = 256;
 export const MAX_ICONS = 8;
 /** An icon's `src`: an https URL, or a small data: image. */
 export const MAX_ICON_SRC = 16 * 1024;
+/** Clients fetch an icon: https only (or inline data), never the gateway's network. */
+export const ICON_SRC_PATTERN =
+  /^(https:\/\/\S+|data:image\/[a-z0-9.+-]+(;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/=]+)$/;
 
 export class ToolAnnotationsDto {
   @IfPresent() @IsString() @MaxLength(MAX_TITLE) title?: string;
@@ -16,8 +19,7 @@ export class ToolAnnotationsDto {
 }
 
 export class ToolIconDto {
-  /** Clients fetch it: https only (or inline data), never the gateway's network. */
-  @Matches(/^(https:\/\/\S+|data:image\/[a-z0-9.+-]+(;[a-z0-9=.+-]+)*;base64,[A-Za-z0-9+/=]+)$/, {
+  @Matches(ICON_SRC_PATTERN, {
     message: 'src must be an https: URL or a base64 data:image/… URL',
   })
   @MaxLength(MAX_ICON_SRC)

@@ -3,12 +3,17 @@ import { ConfigService } from '@nestjs/config';
 import {
   Client,
   type FetchLike,
+  ProtocolError,
+  ProtocolErrorCode,
   StreamableHTTPClientTransport,
   type Tool,
 } from '@modelcontextprotocol/client';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
 import { PACKAGE } from '../../platform/config/package-info.js';
 import { TenantEgress } from '../../platform/http/tenant-egress.js';
+import { type CallSetup, answerAsks } from './upstream-call-setup.js';
+import { DeploymentMark } from '../../platform/state/deployment-mark.js';
 import { egressFetch } from './upstream-fetch.js';
 import { originOf, upstreamKey } from './upstream-key.js';
 import {
@@ -22,6 +27,9 @@ import type { UpstreamTarget } from './upstream.types.js';
 /** Called when a connected upstream says its tools changed, with its new list. */
 export type ToolsChangedListener = (target: UpstreamTarget, tools: Tool[]) => void;
 
+/** Called when a connected upstream says its prompts or its resources changed. */
+export type ListChangedListener = (target: UpstreamTarget, list: 'prompts' | 'resources') => void;
+
 interface Pooled {
   target: UpstreamTarget;
   client: Promise<Client>;
@@ -31,6 +39,22 @@ interface Pooled {
   lastUsed: number;
   closed: boolean;
 }
+
+/**
+ * The shared connection declares every input capability, so an upstream lists the tools that
+ * ask (some list them only to clients that can answer); a call that can answer gets a
+ * connection of its own (see dedicated), and one that cannot hears the upstream say so.
+ */
+const SHARED_ASKS: CallSetup = {
+  capabilities: { elicitation: {}, sampling: {}, roots: {} },
+  ask: ({ method }) =>
+    Promise.reject(
+      new ProtocolError(
+        ProtocolErrorCode.InvalidRequest,
+        `${method}: the gateway relays this upstream's requests only to an MCP client in a 2025-era session that declared it answers them`,
+      ),
+    ),
+};
 
 /** How long dropping a connection waits for the server to end its session. */
 const SESSION_END_WAIT_MS = 1000;
@@ -58,7 +82,8 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /**
  * The gateway's MCP client connections to upstream servers, one per registration (see
- * upstreamKey) and replica, shared by every call and listing of it. A connection negotiates the
+ * upstreamKey) and replica, shared by every call and listing of it (and one of its own for a
+ * call that needs it: see dedicated). A connection negotiates the
  * protocol era itself (`server/discover` for 2026-07-28, else the 2025 `initialize`), sends the
  * registration's headers, and reaches the server only through TenantEgress. Connections idle
  * for UPSTREAM_IDLE_MS close, at most MAX_UPSTREAM_CONNECTIONS stay open, and one that failed
@@ -69,13 +94,18 @@ export class UpstreamConnections implements OnModuleDestroy {
   private readonly logger = new Logger('UpstreamMcp');
   private readonly pool = new Map<string, Pooled>();
   private readonly listeners = new Set<ToolsChangedListener>();
+  private readonly listListeners = new Set<ListChangedListener>();
   private readonly fetch: FetchLike;
   private readonly connectTimeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(config: ConfigService<GatewayConfig, true>, egress: TenantEgress) {
+  constructor(
+    config: ConfigService<GatewayConfig, true>,
+    egress: TenantEgress,
+    mark: DeploymentMark,
+  ) {
     this.connectTimeoutMs = config.get('tools', { infer: true }).timeoutMs;
-    this.fetch = egressFetch(egress.dispatcher, MAX_UPSTREAM_RESPONSE_BYTES);
+    this.fetch = egressFetch(egress.dispatcher, MAX_UPSTREAM_RESPONSE_BYTES, () => mark.headers());
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, UPSTREAM_IDLE_MS));
     this.sweeper.unref();
   }
@@ -84,6 +114,15 @@ export class UpstreamConnections implements OnModuleDestroy {
   onToolsChanged(listener: ToolsChangedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Hears `notifications/prompts/list_changed` and `…/resources/list_changed` of every shared
+   * connection (the MCP host tells its own listening clients).
+   */
+  onListChanged(listener: ListChangedListener): () => void {
+    this.listListeners.add(listener);
+    return () => this.listListeners.delete(listener);
   }
 
   /**
@@ -132,44 +171,50 @@ export class UpstreamConnections implements OnModuleDestroy {
     await Promise.all(closing);
   }
 
+  /**
+   * Runs `work` on a connection of its own, closed after it: for a call whose upstream may ask
+   * the calling client (2025-era requests pushed on the call's stream: `setup.capabilities` and
+   * `setup.ask`) or whose log messages the caller hears (`setup.onLog`), which a shared
+   * connection could not tell apart from other calls'.
+   */
+  async dedicated<T>(
+    target: UpstreamTarget,
+    setup: CallSetup,
+    signal: AbortSignal,
+    work: (client: Client) => Promise<T>,
+  ): Promise<T> {
+    const opening = this.open(target, setup);
+    try {
+      const { client } = await abortable(opening, signal);
+      if (setup.logLevel && client.getProtocolEra() === 'legacy') {
+        // A 2025-era server logs at the connection's level (2026-07-28: the request's `_meta`).
+        if (client.getServerCapabilities()?.logging) await client.setLoggingLevel(setup.logLevel);
+      }
+      return await work(client);
+    } finally {
+      void opening.then(
+        ({ client, transport }) => this.close(client, transport),
+        () => undefined,
+      );
+    }
+  }
+
   private async connect(key: string, pooled: Pooled): Promise<Client> {
     const { target } = pooled;
-    const client = new Client(
-      { name: PACKAGE.name, version: PACKAGE.version },
-      {
-        versionNegotiation: { mode: 'auto' },
-        listMaxPages: MAX_UPSTREAM_LIST_PAGES,
-        listChanged: {
-          tools: {
-            onChanged: (error, tools) => {
-              if (!error && tools) for (const listener of this.listeners) listener(target, tools);
-            },
-          },
-        },
+    const { client } = await this.open(target, {
+      ...SHARED_ASKS,
+      listChanged: (tools) => {
+        for (const listener of this.listeners) listener(target, tools);
       },
-    );
-    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-      fetch: this.fetch,
-      requestInit: { headers: { ...target.headers } },
-      // The notification stream reconnects a few times; past that, listings refresh on the TTL.
-      reconnectionOptions: {
-        initialReconnectionDelay: 1000,
-        maxReconnectionDelay: 30_000,
-        reconnectionDelayGrowFactor: 2,
-        maxRetries: 3,
+      otherListChanged: (list) => {
+        for (const listener of this.listListeners) listener(target, list);
+      },
+      beforeConnect: (opened, openedTransport) => {
+        pooled.transport = openedTransport;
+        // The server ended the session or the transport gave up: the next use connects again.
+        opened.onclose = () => void this.drop(key, pooled);
       },
     });
-    pooled.transport = transport;
-    // The server ended the session or the transport gave up: the next use connects again.
-    client.onclose = () => void this.drop(key, pooled);
-    client.onerror = (error) => {
-      // Stream hiccups the transport recovers from; never the headers (they are not in errors).
-      this.logger.debug(
-        { reason: error.message, upstream: target.name, endpoint: originOf(target.url) },
-        'upstream MCP connection reported an error',
-      );
-    };
-    await client.connect(transport, { timeout: this.connectTimeoutMs });
     this.logger.log(
       {
         tenant_id: target.tenantId,
@@ -184,19 +229,93 @@ export class UpstreamConnections implements OnModuleDestroy {
     return client;
   }
 
+  /** A connected client of `target`, as `setup` describes it. */
+  private async open(
+    target: UpstreamTarget,
+    setup: CallSetup & {
+      listChanged?: (tools: Tool[]) => void;
+      otherListChanged?: (list: 'prompts' | 'resources') => void;
+      beforeConnect?: (client: Client, transport: StreamableHTTPClientTransport) => void;
+    },
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    const { listChanged, otherListChanged } = setup;
+    // The gateway lists an upstream's prompts and resources live: a change is only passed on.
+    const passOn = (list: 'prompts' | 'resources') =>
+      otherListChanged && {
+        autoRefresh: false,
+        onChanged: (error: Error | null) => {
+          if (!error) otherListChanged(list);
+        },
+      };
+    const client = new Client(
+      { name: PACKAGE.name, version: PACKAGE.version },
+      {
+        versionNegotiation: { mode: 'auto' },
+        listMaxPages: MAX_UPSTREAM_LIST_PAGES,
+        ...(setup.capabilities && { capabilities: setup.capabilities }),
+        ...(listChanged && {
+          listChanged: {
+            tools: {
+              onChanged: (error: Error | null, tools: Tool[] | null) => {
+                if (!error && tools) listChanged(tools);
+              },
+            },
+            ...(otherListChanged && { prompts: passOn('prompts'), resources: passOn('resources') }),
+          },
+        }),
+      },
+    );
+    answerAsks(client, setup);
+    const onLog = setup.onLog;
+    if (onLog) {
+      client.setNotificationHandler('notifications/message', ({ params }) =>
+        onLog({ level: params.level, data: params.data as JsonValue }),
+      );
+    }
+    const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+      fetch: this.fetch,
+      requestInit: { headers: { ...target.headers } },
+      // The notification stream reconnects a few times; past that, listings refresh on the TTL.
+      reconnectionOptions: {
+        initialReconnectionDelay: 1000,
+        maxReconnectionDelay: 30_000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 3,
+      },
+    });
+    client.onerror = (error) => {
+      // Stream hiccups the transport recovers from; never the headers (they are not in errors).
+      this.logger.debug(
+        { reason: error.message, upstream: target.name, endpoint: originOf(target.url) },
+        'upstream MCP connection reported an error',
+      );
+    };
+    setup.beforeConnect?.(client, transport);
+    try {
+      await client.connect(transport, { timeout: this.connectTimeoutMs });
+    } catch (error) {
+      await this.close(client, transport);
+      throw error;
+    }
+    return { client, transport };
+  }
+
+  /** Ends the connection: its 2025-era session politely and briefly, then the client. */
+  private async close(client: Client, transport?: StreamableHTTPClientTransport): Promise<void> {
+    // The server's session would otherwise live until its timeout.
+    if (transport?.sessionId !== undefined) {
+      const ending = transport.terminateSession().catch(() => undefined);
+      await Promise.race([ending, sleep(SESSION_END_WAIT_MS)]);
+    }
+    await client.close().catch(() => undefined);
+  }
+
   private drop(key: string, pooled: Pooled): Promise<void> {
     if (this.pool.get(key) === pooled) this.pool.delete(key);
     if (pooled.closed) return Promise.resolve();
     pooled.closed = true;
     return pooled.client.then(
-      async (client) => {
-        // Politely, and briefly: the server's session would otherwise live until its timeout.
-        if (pooled.transport?.sessionId !== undefined) {
-          const ending = pooled.transport.terminateSession().catch(() => undefined);
-          await Promise.race([ending, sleep(SESSION_END_WAIT_MS)]);
-        }
-        await client.close().catch(() => undefined);
-      },
+      (client) => this.close(client, pooled.transport),
       () => undefined,
     );
   }

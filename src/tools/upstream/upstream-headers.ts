@@ -17,10 +17,15 @@ function hasControl(value: string): boolean {
 }
 
 /**
- * The headers of an upstream registration, or the field errors that refuse it. Values are
- * never quoted in an error: they are secrets.
+ * The headers of an upstream registration (or of an A2A agent tool's endpoint: its own
+ * `reserved` names and field `at`), or the field errors that refuse it. Values are never quoted
+ * in an error: they are secrets.
  */
-export function checkHeaders(headers: { [name: string]: JsonValue } | undefined): {
+export function checkHeaders(
+  headers: { [name: string]: JsonValue } | undefined,
+  reserved: ReadonlySet<string> = RESERVED_HEADERS,
+  at = 'headers',
+): {
   headers: { [name: string]: string };
   errors: FieldError[];
 } {
@@ -28,17 +33,17 @@ export function checkHeaders(headers: { [name: string]: JsonValue } | undefined)
   const errors: FieldError[] = [];
   const entries = Object.entries(headers ?? {});
   if (entries.length > MAX_UPSTREAM_HEADERS) {
-    errors.push({ path: 'headers', message: `at most ${MAX_UPSTREAM_HEADERS} headers` });
+    errors.push({ path: at, message: `at most ${MAX_UPSTREAM_HEADERS} headers` });
     return { headers: checked, errors };
   }
   const seen = new Set<string>();
   for (const [name, value] of entries) {
-    const path = `headers.${name}`;
+    const path = `${at}.${name}`;
     const lower = name.toLowerCase();
     if (!HEADER_NAME_PATTERN.test(name)) {
       errors.push({ path, message: 'is not an HTTP header name (1 to 64 token characters)' });
-    } else if (RESERVED_HEADERS.has(lower)) {
-      errors.push({ path, message: 'is set by the gateway or the MCP transport itself' });
+    } else if (reserved.has(lower)) {
+      errors.push({ path, message: 'is set by the gateway or the protocol itself' });
     } else if (seen.has(lower)) {
       errors.push({ path, message: 'is given twice (header names ignore case)' });
     } else if (typeof value !== 'string') {

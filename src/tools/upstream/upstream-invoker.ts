@@ -5,9 +5,19 @@ import { idempotencyHeaders } from '../../platform/http/idempotency-key.js';
 import { ProblemException } from '../../platform/http/problem.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { ToolResult } from '../builtin/builtin-tool.types.js';
-import type { ToolReporter } from '../tool-stream.js';
+import type { ToolLogEntry, ToolReporter } from '../tool-stream.js';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type CallToolRequest,
+  type Client,
+  LOG_LEVEL_META_KEY,
+  type LoggingLevel,
+  isInputRequiredResult,
+} from '@modelcontextprotocol/client';
 import { UpstreamConnections } from './upstream-connections.js';
+import type { CallSetup } from './upstream-call-setup.js';
 import { classifyUpstreamFailure } from './upstream-failure.js';
+import { type ClientInput, canAnswer, unanswerableInputText } from './upstream-input.js';
 import { originOf } from './upstream-key.js';
 import { upstreamResult } from './upstream-result.js';
 import { UpstreamUrlPolicy } from './upstream-url.policy.js';
@@ -21,6 +31,8 @@ export interface UpstreamCall {
   idempotencyKey?: string;
   /** Hears the upstream's progress notifications for this call (never after it settled). */
   reporter?: ToolReporter;
+  /** The MCP client behind the call, which can answer the upstream's input requests. */
+  input?: ClientInput;
 }
 
 /**
@@ -29,6 +41,15 @@ export interface UpstreamCall {
  * too); a JSON-RPC error it answered is an `isError` result in its words; no usable exchange is
  * 502 `tool-failed` ("upstream MCP server unreachable", the reason in the log only) and no
  * answer in time 504 `tool-timeout`. A caller's abort is thrown as its reason.
+ *
+ * An upstream on the 2026-07-28 revision may answer `input_required` (it needs an elicitation,
+ * a sampling or the roots first): with an MCP client behind the call (`input`), that comes
+ * back as `inputRequired` for the MCP host to pass on, and the client's answers go back with
+ * the retried call; the upstream only ever sees the input capabilities that client declared.
+ * A caller without a client gets a tool error saying so. An upstream of the 2025 revisions
+ * asks with requests of its own during the call instead: those reach a client that can be asked
+ * on its open call (`input.ask`, a 2025-era session), through a connection of the call's own.
+ * The upstream's log messages reach a caller that listens (`reporter.logLevel`) the same way.
  */
 @Injectable()
 export class UpstreamInvoker {
@@ -47,7 +68,7 @@ export class UpstreamInvoker {
     target: UpstreamTarget,
     tool: string,
     args: { [key: string]: JsonValue },
-    { signal, idempotencyKey, reporter }: UpstreamCall = {},
+    { signal, idempotencyKey, reporter, input }: UpstreamCall = {},
   ): Promise<ToolResult> {
     const refusal = this.urls.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
@@ -55,28 +76,41 @@ export class UpstreamInvoker {
     const both = signal ? AbortSignal.any([timeout, signal]) : timeout;
     // A notification that arrives after the call ended must not reach a caller that moved on.
     let settled = false;
+    const logLevel = reporter?.onLog ? reporter.logLevel : undefined;
     try {
-      const result = await this.connections.use(target, both, (client) =>
-        client.callTool(
-          { name: tool, arguments: args },
-          {
-            signal: both,
-            // Ours decides; the SDK's own would fire a moment later with a vaguer error.
-            timeout: this.timeoutMs + 1000,
-            headers: idempotencyHeaders(idempotencyKey),
-            ...(reporter?.onProgress && {
-              onprogress: ({ progress, total, message }) => {
-                if (settled) return;
-                reporter.onProgress?.({
-                  progress,
-                  ...(total !== undefined && { total }),
-                  ...(message !== undefined && { message }),
-                });
-              },
-            }),
-          },
-        ),
-      );
+      const call = (client: Client) =>
+        client.callTool(callParams(client, tool, args, input, logLevel), {
+          signal: both,
+          // An `input_required` answer comes back to us instead of the SDK's own handlers.
+          allowInputRequired: true,
+          // Ours decides; the SDK's own would fire a moment later with a vaguer error.
+          timeout: this.timeoutMs + 1000,
+          headers: idempotencyHeaders(idempotencyKey),
+          ...(reporter?.onProgress && {
+            onprogress: ({ progress, total, message }) => {
+              if (settled) return;
+              reporter.onProgress?.({
+                progress,
+                ...(total !== undefined && { total }),
+                ...(message !== undefined && { message }),
+              });
+            },
+          }),
+        });
+      const setup = await this.ownConnection(target, both, input, logLevel, (entry) => {
+        if (!settled) reporter?.onLog?.(entry);
+      });
+      const result = setup
+        ? await this.connections.dedicated(target, setup, both, call)
+        : await this.connections.use(target, both, call);
+      if (isInputRequiredResult(result)) {
+        const asked = {
+          ...(result.inputRequests && { inputRequests: result.inputRequests as JsonObject }),
+          ...(result.requestState !== undefined && { requestState: result.requestState }),
+        };
+        if (canAnswer(input)) return { result: null, isError: false, inputRequired: asked };
+        return { result: unanswerableInputText(asked), isError: true };
+      }
       return upstreamResult(result);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
@@ -102,4 +136,61 @@ export class UpstreamInvoker {
       settled = true;
     }
   }
+
+  /**
+   * How the call gets a connection of its own, or undefined for the shared one: when the
+   * caller hears log messages (a shared connection's are everyone's), or when a 2025-era
+   * upstream may ask a client that can be asked on its open call (the shared connection
+   * declares no capability to ask with). A 2026-07-28 upstream asks by answering
+   * `input_required`, which the shared connection carries.
+   */
+  private async ownConnection(
+    target: UpstreamTarget,
+    signal: AbortSignal,
+    input: ClientInput | undefined,
+    logLevel: LoggingLevel | undefined,
+    onLog: (entry: ToolLogEntry) => void,
+  ): Promise<CallSetup | undefined> {
+    const askable = canAnswer(input) && input.ask !== undefined;
+    if (!askable && !logLevel) return undefined;
+    const era = askable
+      ? await this.connections.use(target, signal, (client) =>
+          Promise.resolve(client.getProtocolEra()),
+        )
+      : undefined;
+    const asks = askable && era === 'legacy';
+    if (!asks && !logLevel) return undefined;
+    return {
+      ...(asks && { capabilities: input.capabilities, ask: input.ask }),
+      ...(logLevel && { logLevel, onLog }),
+    };
+  }
+}
+
+type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * `tools/call` params for the upstream: on the 2026-07-28 revision, the calling client's input
+ * capabilities in place of the connection's none, and its answers to a previous round.
+ */
+function callParams(
+  client: Client,
+  tool: string,
+  args: JsonObject,
+  input: ClientInput | undefined,
+  logLevel: LoggingLevel | undefined,
+): CallToolRequest['params'] {
+  const params: CallToolRequest['params'] = { name: tool, arguments: args };
+  if (client.getProtocolEra() !== 'modern') return params;
+  const answering = canAnswer(input);
+  if (!answering && !logLevel) return params;
+  return Object.assign(params, {
+    _meta: {
+      ...(answering && { [CLIENT_CAPABILITIES_META_KEY]: input.capabilities }),
+      // 2026-07-28 has no logging/setLevel: each request names the level it wants.
+      ...(logLevel && { [LOG_LEVEL_META_KEY]: logLevel }),
+    },
+    ...(answering && input.responses && { inputResponses: input.responses }),
+    ...(answering && input.requestState !== undefined && { requestState: input.requestState }),
+  });
 }

@@ -79,4 +79,40 @@ describe('exposeTools', () => {
     });
     expect(plain.hints).toBeUndefined();
   });
+
+  it('carries how the upstream presents a tool, held to the rules of registered tools', () => {
+    const output = { type: 'object', properties: { n: { type: 'number' } } };
+    const { exposed } = exposeTools(
+      [
+        tool('shown', {
+          title: 'Shown',
+          annotations: { readOnlyHint: true, title: 'Shown tool' },
+          outputSchema: output,
+          icons: [
+            { src: 'https://example.com/i.png', mimeType: 'image/png', sizes: ['48x48'] },
+            { src: 'http://10.0.0.1/internal.png' },
+            { src: 'file:///etc/passwd' },
+            { src: 'data:image/png;base64,iVBORw0KGgo=' },
+          ],
+        }),
+        tool('array-out', { outputSchema: { type: 'array' } }),
+        tool('plain'),
+      ],
+      { prefix: '', allow: null },
+      new Set(),
+    );
+    const [arrayOut, plain, shown] = exposed;
+    expect(shown.presentation).toEqual({
+      title: 'Shown',
+      annotations: { readOnlyHint: true, title: 'Shown tool' },
+      icons: [
+        { src: 'https://example.com/i.png', mimeType: 'image/png', sizes: ['48x48'] },
+        { src: 'data:image/png;base64,iVBORw0KGgo=' },
+      ],
+      outputSchema: output,
+    });
+    // An output schema that is not an object schema is not one MCP can list.
+    expect(arrayOut.presentation).toBeUndefined();
+    expect(plain.presentation).toBeUndefined();
+  });
 });

@@ -4,7 +4,10 @@ import {
   MAX_TOOLS_PER_TOOLSET,
   isToolName,
 } from '../tool.limits.js';
+import { ICON_SRC_PATTERN, MAX_ICONS, MAX_ICON_SRC } from '../dto/tool-presentation.dto.js';
+import { type ToolPresentation, parsePresentation } from '../tool-presentation.js';
 import type { JsonSchemaObject, ToolHints } from '../tool.types.js';
+import type { JsonValue } from '../../platform/state/state-store.js';
 
 /** What the gateway reads of an upstream's `tools/list` entry. */
 export interface UpstreamTool {
@@ -19,6 +22,8 @@ export interface UpstreamTool {
     idempotentHint?: boolean;
     openWorldHint?: boolean;
   };
+  outputSchema?: Record<string, unknown>;
+  icons?: Array<Record<string, unknown>>;
 }
 
 /** An upstream tool as the toolset offers it. */
@@ -30,6 +35,8 @@ export interface ExposedTool {
   description: string;
   parameters: JsonSchemaObject;
   hints?: ToolHints;
+  /** What the upstream said of it for clients to show: title, annotations, icons, output schema. */
+  presentation?: ToolPresentation;
 }
 
 /** An upstream tool the toolset does not offer, and why (shown in the toolset's description). */
@@ -65,6 +72,36 @@ function hintsOf(tool: UpstreamTool): ToolHints | undefined {
     idempotent: annotations?.idempotentHint ?? false,
     openWorld: annotations?.openWorldHint ?? true,
   };
+}
+
+/**
+ * How the upstream presents the tool, held to what a tenant could register for an HTTP tool:
+ * icons only from https: or data: (a client fetches them, never the gateway), at most
+ * MAX_ICONS; an output schema only when it is a bounded object schema.
+ */
+function presentationOf(tool: UpstreamTool): ToolPresentation | undefined {
+  const { outputSchema } = tool;
+  const usableOutput =
+    isObject(outputSchema) &&
+    (outputSchema.type === undefined || outputSchema.type === 'object') &&
+    Buffer.byteLength(JSON.stringify(outputSchema)) <= MAX_SCHEMA_BYTES;
+  const icons = (tool.icons ?? [])
+    .filter(
+      (icon) =>
+        isObject(icon) &&
+        typeof icon.src === 'string' &&
+        icon.src.length <= MAX_ICON_SRC &&
+        ICON_SRC_PATTERN.test(icon.src),
+    )
+    .slice(0, MAX_ICONS);
+  // Parsed from JSON by the SDK, so JSON values; parsePresentation keeps the well-formed parts.
+  const presentation = parsePresentation({
+    ...(tool.title !== undefined && { title: tool.title }),
+    ...(tool.annotations && { annotations: tool.annotations }),
+    ...(icons.length > 0 && { icons: icons as JsonValue[] }),
+    ...(usableOutput && { outputSchema: { ...outputSchema, type: 'object' } }),
+  });
+  return Object.keys(presentation).length > 0 ? presentation : undefined;
 }
 
 /** The schema as the toolset's contract, or why it cannot be one. */
@@ -116,12 +153,14 @@ export function exposeTools(
     }
     taken.add(name);
     const hints = hintsOf(tool);
+    const presentation = presentationOf(tool);
     exposed.push({
       name,
       tool: tool.name,
       description: (tool.description ?? tool.title ?? '').slice(0, MAX_DESCRIPTION),
       parameters,
       ...(hints && { hints }),
+      ...(presentation && { presentation }),
     });
   }
   for (const name of rules.allow ?? []) {

@@ -27,6 +27,8 @@ function upstreamTool(tool: Tool): UpstreamTool {
     ...(tool.description !== undefined && { description: tool.description }),
     inputSchema: tool.inputSchema,
     ...(tool.annotations && { annotations: tool.annotations }),
+    ...(tool.outputSchema && { outputSchema: tool.outputSchema }),
+    ...(tool.icons && { icons: tool.icons }),
   };
 }
 

@@ -26,6 +26,8 @@ export const RESERVED_HEADERS = new Set([
   'trailer',
   'transfer-encoding',
   'upgrade',
+  // The gateway's own mark of its calls (DeploymentMark).
+  'x-svc-lineage',
 ]);
 
 /** Tool name prefixes: what tool names are made of, and short enough to leave room for a name. */

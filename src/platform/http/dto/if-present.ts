@@ -8,3 +8,11 @@ import { ValidateIf } from 'class-validator';
  */
 export const IfPresent = (): PropertyDecorator =>
   ValidateIf((_object: unknown, value: unknown) => value !== undefined);
+
+/**
+ * An optional field of a wire whose clients send `null` for "the default" (OpenAI's request
+ * marks most settings `T | null`): absent and `null` both skip its rules, anything else must
+ * pass them. The REST API's own fields use IfPresent.
+ */
+export const IfSet = (): PropertyDecorator =>
+  ValidateIf((_object: unknown, value: unknown) => value !== undefined && value !== null);

@@ -5,6 +5,7 @@ import type { RunLimitsConfig } from '../../../platform/config/gateway-config.js
 import type { ChatCompletion, ChatProvider, ChatRequest } from '../../../providers/chat.types.js';
 import type { SupervisorState } from '../graph-run-state.js';
 import type { RunLifecycle } from '../../lifecycle/run-lifecycle.js';
+import type { RunSpending, SpendMeter } from '../../lifecycle/run-spending.js';
 import type { RunRecordStore } from '../../record/run-record.store.js';
 import type { Tracing } from '../../../platform/telemetry/tracing.service.js';
 import { ToolCallLimitExceeded } from '../../loop/tool-call-budget.js';
@@ -35,11 +36,14 @@ function execution(
   } = {},
 ) {
   const ran: Array<{ id: string; args: unknown }> = [];
+  const meters: Array<SpendMeter | undefined> = [];
+  const spent: Array<{ model: string | undefined; tokens: number }> = [];
   const checkpoints: string[] = [];
   const requests: ChatRequest[] = [];
   const steps = {
     run: (step: StepSpec, context: StepContext) => {
       ran.push({ id: step.id, args: context.callArguments });
+      meters.push(context.meter);
       return Promise.resolve(
         options.outcomes?.[step.id] ?? {
           ok: true,
@@ -125,9 +129,20 @@ function execution(
     lifecycle: { progressed: () => undefined } as unknown as RunLifecycle,
     tracing,
     limits: { ...LIMITS, ...options.limits },
+    spending: {
+      meter: (): SpendMeter => ({
+        spent: (model, usage) => {
+          spent.push({
+            model,
+            tokens: (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
+          });
+          return Promise.resolve();
+        },
+      }),
+    } as unknown as RunSpending,
   });
   const status = () => Object.fromEntries(record.graph.steps.map((s) => [s.id, s.status]));
-  return { run, record, ran, checkpoints, requests, status };
+  return { run, record, ran, meters, spent, checkpoints, requests, status };
 }
 
 const tool = (id: string, extra: Partial<StepSpec> = {}): StepSpec => ({
@@ -229,6 +244,22 @@ describe('SupervisorEngine', () => {
     expect(x.run.answer?.finishReason).toBe('max_turns');
     const refused = x.record.graph.supervisor?.messages.filter((m) => m.content.includes('budget'));
     expect(refused?.length).toBeGreaterThan(0);
+  });
+
+  it("meters the supervisor's model calls and hands the run's meter to every step", async () => {
+    const x = execution('supervisor', [tool('w')], {
+      model: (_request, n) => ({
+        ...(n === 0 ? calls('w') : answer('done')),
+        usage: { prompt_tokens: 10 * (n + 1), completion_tokens: 1 },
+      }),
+    });
+    x.record.graph.model = 'boss';
+    await new SupervisorEngine().advance(x.run);
+    expect(x.spent).toEqual([
+      { model: 'boss', tokens: 11 },
+      { model: 'boss', tokens: 21 },
+    ]);
+    expect(x.meters).toEqual([x.run.meter]);
   });
 
   it('does not count a call again when it re-runs after a takeover', async () => {

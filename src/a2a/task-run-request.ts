@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { Message, SendMessageRequest, TaskPushNotificationConfig } from '@a2a-js/sdk';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import type { RunRecord } from '../runs/record/run-record.js';
+import type { RunRequest } from '../runs/run-request.js';
+import type { WebhookTarget } from '../runs/webhooks/run-webhook.store.js';
+import type { A2ACaller } from './a2a-caller.js';
+import { messageText } from './task-shapes.js';
+
+const ID = /^[A-Za-z0-9_.:-]{1,200}$/;
+
+/** What every task's run takes from the gateway: its turn bound, its webhook, its indexing. */
+export interface TaskRunOptions {
+  maxTurns: number;
+  /** A push configuration as the run's webhook target (checked: A2APushNotifications). */
+  webhook: (push: TaskPushNotificationConfig) => WebhookTarget;
+  /** Called once the run is recorded (the task index). */
+  onRecorded: (run: RunRecord) => void;
+}
+
+export function requireMessage(params: SendMessageRequest): Message {
+  if (!params.message) throw new RequestMalformedError('message is required');
+  return params.message;
+}
+
+/**
+ * The run a new message starts: the URL's agent, the message's text as its prompt,
+ * `contextId` its session. A resent message (same `messageId`, the run id) answers the task it
+ * started; the message's push configuration becomes the run's webhook, in A2A's format.
+ */
+export function taskRunRequest(
+  caller: A2ACaller,
+  tenantId: string,
+  message: Message,
+  params: SendMessageRequest,
+  options: TaskRunOptions,
+): RunRequest & { runId: string } {
+  const text = messageText(message);
+  if (!text.trim()) throw new RequestMalformedError('the message has no text part');
+  const push = params.configuration?.taskPushNotificationConfig;
+  if (message.contextId && !ID.test(message.contextId)) {
+    throw new RequestMalformedError('contextId may only hold letters, digits and _ . : -');
+  }
+  return {
+    tenantId,
+    agent: caller.agent,
+    toolset: caller.toolset,
+    input: [{ role: 'user', content: text }],
+    runId: ID.test(message.messageId) ? message.messageId : randomUUID(),
+    ...(message.contextId && { sessionId: message.contextId }),
+    maxTurns: options.maxTurns,
+    multitask: 'enqueue',
+    ...(params.metadata &&
+      Object.keys(params.metadata).length > 0 && { metadata: params.metadata }),
+    ...(push?.url && { webhook: options.webhook(push) }),
+    actor: caller.principal.keyId,
+    onRecorded: options.onRecorded,
+  };
+}

@@ -1,0 +1,88 @@
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+  type OnModuleDestroy,
+  type OnModuleInit,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ServingSignal } from '../platform/http/serving-signal.js';
+import { RetentionSweep } from '../platform/state/retention-sweep.js';
+import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import type { RunRecord } from '../runs/record/run-record.js';
+import { A2ATaskIndex } from './task-index.js';
+
+/** How many index rows one sweep deletes at most. */
+const PRUNE_ROWS = 1_000;
+
+/**
+ * Keeps the A2A task index in step with the runs: every run this process starts, resumes or
+ * settles updates its task's row (a run that is no A2A task matches no row), and every serving
+ * replica deletes rows whose status is older than the run event log's retention
+ * (SVC_RUN_EVENTS_RETENTION_MS), as the run's event log is. An update that fails is logged and
+ * repaired when a listing next reads the task (ListTasks checks every task it answers).
+ */
+@Injectable()
+export class A2ATaskUpkeep
+  implements
+    RunObserver,
+    OnModuleInit,
+    OnModuleDestroy,
+    OnApplicationBootstrap,
+    OnApplicationShutdown
+{
+  private readonly logger = new Logger('A2ATasks');
+  private readonly sweeper: RetentionSweep;
+  private unsubscribe?: () => void;
+
+  constructor(
+    private readonly index: A2ATaskIndex,
+    private readonly events: RunEvents,
+    private readonly serving: ServingSignal,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    const { retentionMs } = config.get('runEvents', { infer: true });
+    this.sweeper = new RetentionSweep({
+      logger: this.logger,
+      what: 'A2A task index rows',
+      sweep: () => this.index.prune(retentionMs, PRUNE_ROWS),
+    });
+  }
+
+  onModuleInit(): void {
+    this.unsubscribe = this.events.subscribe(this);
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
+  onApplicationBootstrap(): void {
+    this.sweeper.start(this.serving);
+  }
+
+  onApplicationShutdown(): void {
+    this.sweeper.stop();
+  }
+
+  runStarted(record: Readonly<RunRecord>): void {
+    this.follow(record);
+  }
+
+  runSettled(record: Readonly<RunRecord>): void {
+    this.follow(record);
+  }
+
+  /** Deletes what is past its retention; answers how many rows went. Never throws. */
+  prune(): Promise<number> {
+    return this.sweeper.run();
+  }
+
+  private follow(record: Readonly<RunRecord>): void {
+    this.index.follow(record).catch((err: unknown) => {
+      this.logger.warn({ err, run_id: record.run_id }, 'updating an A2A task index row failed');
+    });
+  }
+}

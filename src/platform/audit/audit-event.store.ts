@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import type { JsonValue } from '../state/state-store.js';
+import { sqlDialect } from '../state/sql-dialect.js';
+import { StateDatabase } from '../state/state-database.service.js';
+import { storableDiagnostic } from '../state/stored-text.js';
+import type { AuditKind, RecordedAuditEvent } from './audit-event.js';
+import { runIdOf } from './audit-filter.js';
+import type { AuditQuery } from './audit-sink.js';
+
+/** An event as `record` took it: everything but the id, which the table gives. */
+export type PendingAuditEvent = Omit<RecordedAuditEvent, 'id'>;
+
+/** Rows one insert writes at most (6 parameters each, far below both drivers' limits). */
+export const MAX_AUDIT_INSERT = 500;
+
+/** Column sizes of audit_events; longer values are cut rather than refused (recording never fails). */
+const COLUMN = { tenant: 128, kind: 64, actor: 256, run: 256 } as const;
+
+interface Row {
+  id: number | string;
+  tenant_id: string | null;
+  kind: string;
+  actor: string | null;
+  at: number | string;
+  details: string;
+}
+
+/** A value fit for a bounded varchar on both backends. */
+function column(value: string | undefined, max: number): string | null {
+  return value === undefined ? null : storableDiagnostic(value.slice(0, max));
+}
+
+function toEvent(row: Row): RecordedAuditEvent {
+  return {
+    id: Number(row.id),
+    kind: row.kind as AuditKind,
+    ...(row.tenant_id !== null ? { tenantId: row.tenant_id } : {}),
+    ...(row.actor !== null ? { actor: row.actor } : {}),
+    at: Number(row.at),
+    details: JSON.parse(row.details) as Record<string, JsonValue>,
+  };
+}
+
+/**
+ * The audit trail in the state backend (table `audit_events`): ids in insertion order, so
+ * newest first is `id` descending and a page ends where the next begins (`id < ?`), however
+ * many events arrive meanwhile. `details` is JSON text, which escapes NUL and lone surrogates,
+ * so it comes back exactly on both backends.
+ */
+@Injectable()
+export class AuditEventStore {
+  private readonly param: (n: number) => string;
+
+  constructor(private readonly database: StateDatabase) {
+    const dialect = sqlDialect(database.backend);
+    this.param = (n) => dialect.param(n);
+  }
+
+  /** Writes `events` (at most MAX_AUDIT_INSERT) in one statement, in order. */
+  async insert(events: PendingAuditEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    const params: unknown[] = [];
+    const rows = events.map((event) => {
+      const values = [
+        column(event.tenantId, COLUMN.tenant),
+        column(event.kind, COLUMN.kind),
+        column(event.actor, COLUMN.actor),
+        column(runIdOf(event.details), COLUMN.run),
+        event.at,
+        JSON.stringify(event.details),
+      ];
+      const placeholders = values.map((value) => {
+        params.push(value);
+        return this.param(params.length);
+      });
+      return `(${placeholders.join(', ')})`;
+    });
+    await this.database.query(
+      `INSERT INTO audit_events (tenant_id, kind, actor, run_id, at, details)
+       VALUES ${rows.join(', ')}`,
+      params,
+    );
+  }
+
+  /** The query's events, newest first, at most `limit`. */
+  async list(query: AuditQuery & { limit: number }): Promise<RecordedAuditEvent[]> {
+    const params: unknown[] = [];
+    const p = (value: unknown) => {
+      params.push(value);
+      return this.param(params.length);
+    };
+    const where: string[] = [];
+    if (query.tenantId !== undefined) where.push(`tenant_id = ${p(query.tenantId)}`);
+    if (query.runId !== undefined) where.push(`run_id = ${p(query.runId)}`);
+    if (query.kind !== undefined) where.push(`kind = ${p(query.kind)}`);
+    if (query.kindPrefix !== undefined) {
+      where.push(`SUBSTR(kind, 1, ${query.kindPrefix.length}) = ${p(query.kindPrefix)}`);
+    }
+    if (query.actor !== undefined) where.push(`actor = ${p(query.actor)}`);
+    if (query.since !== undefined) where.push(`at >= ${p(query.since)}`);
+    if (query.until !== undefined) where.push(`at < ${p(query.until)}`);
+    if (query.beforeId !== undefined) where.push(`id < ${p(query.beforeId)}`);
+    const result = await this.database.query(
+      `SELECT id, tenant_id, kind, actor, at, details FROM audit_events
+       ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+       ORDER BY id DESC LIMIT ${p(query.limit)}`,
+      params,
+    );
+    return (result.records as Row[]).map(toEvent);
+  }
+
+  /** Deletes up to `limit` of the oldest events recorded before `cutoffMs`; answers how many. */
+  async prune(cutoffMs: number, limit: number): Promise<number> {
+    const p = this.param;
+    const result = await this.database.query(
+      `DELETE FROM audit_events WHERE id IN (
+         SELECT id FROM audit_events WHERE at < ${p(1)} ORDER BY id LIMIT ${p(2)})`,
+      [cutoffMs, limit],
+    );
+    return result.affected ?? 0;
+  }
+}

@@ -1,0 +1,243 @@
+import type { Logger } from '@nestjs/common';
+import { OutageLog } from '../logging/outage-log.js';
+import { StateUnavailableError } from './state-store.js';
+
+export interface BackgroundWriterOptions<T> {
+  /** What the items are, for log lines: `audit events`. */
+  what: string;
+  /** Writes one batch (at most `maxBatch` items, in the order they were added). */
+  write(batch: T[]): Promise<void>;
+  logger: Logger;
+  maxBatch: number;
+  /** Items held at most; beyond, new items are dropped (and counted). */
+  maxPending: number;
+  /** How long the first item waits for others to share its statement. */
+  gatherMs: number;
+  /**
+   * Items with the same key are one pending item: a newer one is merged into the one waiting
+   * (which keeps its place). Without it every item is written.
+   */
+  key?(item: T): string;
+  merge?(older: T, newer: T): T;
+}
+
+interface Entry<T> {
+  item: T;
+  /** The number of the add that created this entry (entries are held in this order). */
+  gen: number;
+}
+
+interface Waiter {
+  gen: number;
+  resolve: () => void;
+}
+
+const RETRY_MIN_MS = 250;
+const RETRY_MAX_MS = 5_000;
+/** A flush never waits longer than this, whatever the backend does. */
+const FLUSH_MAX_WAIT_MS = 2_000;
+
+/**
+ * Writes items to the state backend off the caller's path: `add` is synchronous and never
+ * throws; items gather for a moment and are written in batches, one statement at a time and in
+ * order. While the backend is unavailable (StateUnavailableError) the items stay and the batch
+ * is tried again with backoff, the outage logged once; the buffer is bounded, and what does not
+ * fit is dropped and counted. A batch the database refuses for another reason is dropped (it
+ * would never be written), counted and logged. `flush` waits until what was added before it has
+ * been tried once (not through an outage: the caller must not be held by one); `close` writes
+ * what is left at shutdown.
+ */
+export class BackgroundWriter<T> {
+  private readonly pending = new Map<string, Entry<T>>();
+  private readonly waiters: Waiter[] = [];
+  private readonly outage: OutageLog;
+  private gen = 0;
+  private timer?: NodeJS.Timeout;
+  private writing: Promise<void> | null = null;
+  private backingOff = false;
+  private retryDelay = RETRY_MIN_MS;
+  private closed = false;
+  private droppedCount = 0;
+  private dropLogged = false;
+
+  constructor(private readonly options: BackgroundWriterOptions<T>) {
+    this.outage = new OutageLog(options.logger, `writing ${options.what}`);
+  }
+
+  /** Items waiting to be written. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /** Items dropped since start (buffer full, refused by the database, or left at shutdown). */
+  get dropped(): number {
+    return this.droppedCount;
+  }
+
+  /** Queues `item`; false when it was dropped. */
+  add(item: T): boolean {
+    if (this.closed) return this.drop(1, 'after shutdown');
+    const gen = ++this.gen;
+    const key = this.options.key?.(item) ?? `#${gen}`;
+    const waiting = this.pending.get(key);
+    if (waiting) {
+      waiting.item = this.options.merge ? this.options.merge(waiting.item, item) : item;
+      return true;
+    }
+    if (this.pending.size >= this.options.maxPending) {
+      return this.drop(1, `the buffer of ${this.options.maxPending} is full`);
+    }
+    this.pending.set(key, { item, gen });
+    if (!this.writing && !this.timer && !this.backingOff) this.schedule(this.options.gatherMs);
+    return true;
+  }
+
+  /**
+   * Resolves once every item added before the call has been tried once (written, or kept for a
+   * retry because the backend is away); at once while the writer waits out an outage, and never
+   * later than FLUSH_MAX_WAIT_MS.
+   */
+  flush(): Promise<void> {
+    if ((this.pending.size === 0 && !this.writing) || this.backingOff) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiter: Waiter = { gen: this.gen, resolve: () => undefined };
+      const timeout = setTimeout(() => {
+        this.waiters.splice(this.waiters.indexOf(waiter), 1);
+        resolve();
+      }, FLUSH_MAX_WAIT_MS);
+      timeout.unref();
+      waiter.resolve = () => {
+        clearTimeout(timeout);
+        resolve();
+      };
+      this.waiters.push(waiter);
+      if (this.timer) {
+        clearTimeout(this.timer);
+        this.timer = undefined;
+        this.startDraining();
+      }
+    });
+  }
+
+  /**
+   * At shutdown, while the backend is still open: waits for the write under way, then tries
+   * every remaining batch once. What cannot be written is counted and logged; items added later
+   * are dropped.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.backingOff = false;
+    while (this.writing) await this.writing;
+    while (this.pending.size > 0) {
+      const batch = this.take();
+      try {
+        await this.options.write(batch.map((entry) => entry.item));
+      } catch (error) {
+        const lost = batch.length + this.pending.size;
+        this.pending.clear();
+        this.drop(lost, 'at shutdown');
+        this.options.logger.warn({ err: error }, `${lost} ${this.options.what} were not written`);
+      }
+    }
+    this.resolveWaiters(Infinity);
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.backingOff = false;
+      this.startDraining();
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private startDraining(): void {
+    if (this.writing || this.closed) return;
+    this.writing = this.drain().finally(() => {
+      this.writing = null;
+      // Others' microtasks may have run between the loop's last look and this one.
+      if (this.pending.size === 0) this.resolveWaiters(Infinity);
+      else if (!this.timer && !this.backingOff && !this.closed) this.schedule(0);
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.pending.size > 0 && !this.closed) {
+      const batch = this.take();
+      try {
+        await this.options.write(batch.map((entry) => entry.item));
+        this.outage.succeeded();
+        this.retryDelay = RETRY_MIN_MS;
+        this.dropLogged = false;
+      } catch (error) {
+        if (!(error instanceof StateUnavailableError)) {
+          this.drop(batch.length, 'refused by the database', error);
+        } else {
+          this.putBack(batch);
+          this.outage.failed(error);
+          this.resolveWaiters(Infinity);
+          this.backingOff = true;
+          this.schedule(this.retryDelay);
+          this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
+          return;
+        }
+      }
+      const [head] = this.pending.values();
+      this.resolveWaiters(head ? head.gen - 1 : Infinity);
+    }
+  }
+
+  /** The oldest entries, at most one batch. */
+  private take(): Array<Entry<T>> {
+    const batch: Array<Entry<T>> = [];
+    for (const [key, entry] of this.pending) {
+      if (batch.length >= this.options.maxBatch) break;
+      batch.push(entry);
+      this.pending.delete(key);
+    }
+    return batch;
+  }
+
+  /** A batch that could not be written goes back to the front, merged with anything newer. */
+  private putBack(batch: Array<Entry<T>>): void {
+    const newer = [...this.pending];
+    this.pending.clear();
+    for (const entry of batch) {
+      const key = this.options.key?.(entry.item) ?? `#${entry.gen}`;
+      this.pending.set(key, entry);
+    }
+    for (const [key, entry] of newer) {
+      const older = this.pending.get(key);
+      if (older)
+        older.item = this.options.merge ? this.options.merge(older.item, entry.item) : entry.item;
+      else this.pending.set(key, entry);
+    }
+    // An outage must not grow the buffer past its bound.
+    if (this.pending.size > this.options.maxPending) {
+      const excess = this.pending.size - this.options.maxPending;
+      const keys = [...this.pending.keys()].slice(-excess);
+      for (const key of keys) this.pending.delete(key);
+      this.drop(excess, `the buffer of ${this.options.maxPending} is full`);
+    }
+  }
+
+  /** Resolves the flushes that asked for nothing newer than `gen`. */
+  private resolveWaiters(gen: number): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].gen <= gen) this.waiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  private drop(count: number, why: string, err?: unknown): false {
+    this.droppedCount += count;
+    if (err !== undefined) {
+      this.options.logger.warn({ err }, `${count} ${this.options.what} dropped: ${why}`);
+    } else if (!this.dropLogged) {
+      this.dropLogged = true;
+      this.options.logger.warn(`${this.options.what} dropped: ${why} (counted from now on)`);
+    }
+    return false;
+  }
+}

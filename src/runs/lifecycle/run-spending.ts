@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import type { GatewayConfig, ProviderConfig } from '../../platform/config/gateway-config.js';
+import type { ChatUsage } from '../../providers/chat.types.js';
+import { addUsage, requestedModel } from '../../providers/usage.js';
+import { utcDay } from '../../usage/usage-days.js';
+import { UsageLedger } from '../../usage/usage-ledger.store.js';
+import type { StoredRun } from '../record/run-record.js';
+
+/** Where the model calls of one execution of a run report what they spent. */
+export interface SpendMeter {
+  /**
+   * A call asking for `model` (undefined: the default model) answered, having used `usage`.
+   * Resolves once the spend is in the ledger, before the answer is acted on.
+   */
+  spent(model: string | undefined, usage: ChatUsage): Promise<void>;
+}
+
+/**
+ * What runs spend, for the tenant's usage and budgets. Every model call's tokens go into the
+ * usage ledger as the call answers (one upsert, awaited before the answer is checkpointed or
+ * used), then into the run record's `usage`, which the run's next write keeps. So the ledger
+ * never misses a call whose answer a run went on with, and never counts a call twice: a
+ * takeover repeats only calls whose answers were not checkpointed, which the provider served
+ * (and billed) twice. A run counts once, when its first record is written.
+ */
+@Injectable()
+export class RunSpending {
+  private readonly provider: ProviderConfig;
+
+  constructor(
+    private readonly ledger: UsageLedger,
+    config: ConfigService<GatewayConfig, true>,
+  ) {
+    this.provider = config.get('provider', { infer: true });
+  }
+
+  /** A new run was recorded (its first write): one run of its tenant, agent and model today. */
+  async started(run: Pick<StoredRun, 'tenant_id' | 'agent'>, model?: string): Promise<void> {
+    await this.ledger.add({
+      tenantId: run.tenant_id,
+      day: utcDay(new Date()),
+      agent: run.agent,
+      model: requestedModel(model, this.provider),
+      runs: 1,
+    });
+  }
+
+  /** The meter of one execution of `run`: it adds each call to the ledger, then to `run.usage`. */
+  meter(run: StoredRun): SpendMeter {
+    return {
+      spent: async (requested, usage) => {
+        const model = requestedModel(requested, this.provider);
+        await this.ledger.add({
+          tenantId: run.tenant_id,
+          day: utcDay(new Date()),
+          agent: run.agent,
+          model,
+          promptTokens: usage.prompt_tokens ?? 0,
+          completionTokens: usage.completion_tokens ?? 0,
+          calls: 1,
+        });
+        run.usage = addUsage(run.usage, usage, model);
+      },
+    };
+  }
+}
