@@ -4,6 +4,7 @@ import type { RunRecord } from '../src/runs/record/run-record.js';
 import { type BackendFixture, createBackend } from './support/backends.js';
 import { collect, spawnSvc, waitReady } from './support/cli.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
+import { waitUntil } from './support/chat-server.js';
 import { freePort } from './support/net.js';
 import { type ReceivedEvent, readEvents } from './support/sse-client.js';
 import {
@@ -71,6 +72,12 @@ describe('a streamed run whose owner is killed mid-stream (PostgreSQL, real repl
       'model.delta',
       'tool.started',
     ]);
+    // `tool.started` is written just before the request goes out: the owner dies inside the
+    // call only once the endpoint holds it (else the taker-over's call would be the first).
+    await waitUntil(
+      () => endpoint.received.some((call) => call.path === '/hold-first/stream'),
+      'the owner calls the tool',
+    );
     owner.kill('SIGKILL');
 
     const after = await readEvents(`${survivor.url}/v1/runs/${runId}/events?tenant_id=${TENANT}`, {

@@ -8,6 +8,8 @@ import { StateUnavailableError } from './state-store.js';
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 15_000;
 const CHECK_TIMEOUT_MS = 2_000;
+/** How long close waits for a connect attempt under way. */
+const CLOSE_WAIT_MS = 5_000;
 
 /** How a database answers /readyz. */
 export interface DataSourceReadiness<B extends string = string> {
@@ -59,6 +61,8 @@ export class MigratedDataSource<B extends string = string> {
   private retryTimer?: NodeJS.Timeout;
   private retryDelay = RETRY_MIN_MS;
   private closing = false;
+  /** The attempt under way: close waits for it, so a pool it opens late is not left open. */
+  private connecting: Promise<void> | null = null;
 
   constructor(private readonly options: MigratedDataSourceOptions<B>) {
     this.outage = new OutageLog(options.logger, options.name);
@@ -70,7 +74,13 @@ export class MigratedDataSource<B extends string = string> {
   }
 
   /** Tries once (before the app listens); on failure the app starts anyway and keeps retrying. */
-  async connect(): Promise<void> {
+  connect(): Promise<void> {
+    if (this.closing) return Promise.resolve();
+    this.connecting ??= this.attempt().finally(() => (this.connecting = null));
+    return this.connecting;
+  }
+
+  private async attempt(): Promise<void> {
     const { logger, name, backend } = this.options;
     try {
       if (!this.dataSource.isInitialized) await this.dataSource.initialize();
@@ -143,6 +153,11 @@ export class MigratedDataSource<B extends string = string> {
   async close(beforeDestroy?: () => Promise<void>): Promise<void> {
     this.closing = true;
     clearTimeout(this.retryTimer);
+    if (this.connecting) {
+      await withTimeout(this.connecting, CLOSE_WAIT_MS, `${this.options.name} connect`).catch(
+        () => undefined,
+      );
+    }
     if (!this.dataSource.isInitialized) return;
     if (this.migrated && beforeDestroy) await beforeDestroy();
     await this.dataSource.destroy();
