@@ -27,8 +27,9 @@ export default {
     { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
   ],
   reporters: ['default', '<rootDir>/test/support/closing-line-reporter.js'],
-  // e2e tests start real apps, databases and child processes.
-  testTimeout: 30000,
+  // e2e tests start real apps, databases and child processes; on a two-core CI machine running
+  // two files at once, a test that takes 5 s alone has been seen to take 35 s. A hang still fails.
+  testTimeout: 60000,
   // Test files own their databases, ports and temp dirs, so they run side by side. Jest's default
   // on two cores is one worker; the suite mostly waits on I/O, and two halve its time here.
   maxWorkers: 2,
