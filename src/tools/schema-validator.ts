@@ -194,7 +194,7 @@ export class SchemaValidator {
       const reasons = prepared.errors.map(({ path, message }) => `${path} ${message}`);
       throw new Error(`unusable tool schema: ${reasons.join('; ')}`);
     }
-    const contract = this.contract(prepared);
+    const contract = this.contract(prepared, true);
     return (value) => contract.validate(value);
   }
 
@@ -227,9 +227,15 @@ export class SchemaValidator {
     return validator;
   }
 
-  private contract(prepared: Prepared & { ok: true }): CompiledContract {
+  private contract(prepared: Prepared & { ok: true }, trusted = false): CompiledContract {
     const { dialect, instrumented, discardsErrors } = prepared;
-    return CompiledContract.compile(dialect, instrumented, discardsErrors, this.deadlineMs);
+    return CompiledContract.compile(
+      dialect,
+      instrumented,
+      discardsErrors,
+      this.deadlineMs,
+      trusted,
+    );
   }
 
   private fresh(text: string, prepared: Prepared): ArgumentsValidator {
