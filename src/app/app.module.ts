@@ -19,8 +19,9 @@ import { GatewayConfigModule } from '../platform/config/gateway-config.module.js
 import { HealthModule } from '../platform/health/health.module.js';
 import type { EgressLookup } from '../platform/http/egress-agent.js';
 import { EgressModule } from '../platform/http/egress.module.js';
-import { jsonBody, jsonOnly } from '../platform/http/json-body.middleware.js';
+import { jsonBody } from '../platform/http/json-body.middleware.js';
 import { ProblemFilter } from '../platform/http/problem.filter.js';
+import { RequestEntryModule } from '../platform/http/request-entry.module.js';
 import { WireErrorsModule } from '../platform/http/wire-errors.js';
 import { ServingModule } from '../platform/http/serving.module.js';
 import { createValidationPipe } from '../platform/http/validation.pipe.js';
@@ -69,6 +70,7 @@ export class AppModule implements NestModule {
         await GatewayConfigModule.forRoot(config),
         TelemetryModule.forRoot(config.telemetry),
         LoggingModule.forRoot(config.server, options.logDestination, configSecrets(config)),
+        RequestEntryModule,
         EgressModule.forRoot(options.egressLookup),
         ServingModule,
         WireErrorsModule,
@@ -114,7 +116,7 @@ export class AppModule implements NestModule {
     const { maxBodyBytes, maxJsonDepth } = this.config.get('server', { infer: true });
     // The MCP transport reads its own body: its errors are JSON-RPC, not problem+json.
     consumer
-      .apply(jsonOnly, jsonBody(maxBodyBytes, maxJsonDepth))
+      .apply(jsonBody(maxBodyBytes, maxJsonDepth))
       .exclude(...mcpRoutes(this.mcpPath))
       .forRoutes('{*path}');
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { type GatewayConfig, authDisabled } from '../config/gateway-config.js';
 import { BUILT_IN_ROLES } from '../config/roles.js';
 import type { Principal } from './principal.js';
@@ -55,5 +55,6 @@ export class ApiKeyRegistry {
 }
 
 function digest(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // One-shot: no Hash object per request.
+  return hash('sha256', key, 'buffer');
 }

@@ -14,19 +14,6 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-/** Every request body must be JSON: anything else is a 415 problem, never silently ignored. */
-export function jsonOnly(req: Request, _res: Response, next: NextFunction): void {
-  if (hasBody(req) && !isJsonMediaType(req.headers['content-type'])) {
-    next(
-      new UnsupportedMediaTypeException(
-        'request bodies must be JSON (Content-Type: application/json)',
-      ),
-    );
-    return;
-  }
-  next();
-}
-
 /** A request whose exact body bytes were kept (see RAW_BODY_PATHS). */
 export interface RawBodyRequest {
   rawBody?: Buffer;
@@ -51,18 +38,33 @@ function keepRawBody(
 }
 
 /**
- * The JSON body parser, bounded by SVC_MAX_BODY_BYTES and SVC_MAX_JSON_DEPTH. The depth is
- * read from the bytes before they are parsed, so a body nested too deeply is a 400
- * `json-too-deep` before anything can walk it. It runs as Nest middleware after the request
- * logger, so refused bodies are logged with their request id too.
+ * The request body: every body must be JSON (anything else is a 415 problem, never silently
+ * ignored), parsed with bounds SVC_MAX_BODY_BYTES and SVC_MAX_JSON_DEPTH. The depth is read
+ * from the bytes before they are parsed, so a body nested too deeply is a 400 `json-too-deep`
+ * before anything can walk it. A request without a body passes at once. It runs as Nest
+ * middleware after the request entry, so refused bodies are logged with their request id too.
  */
 export function jsonBody(maxBytes: number, maxDepth: number): RequestHandler {
-  return json({
+  const parse = json({
     limit: maxBytes,
-    type: (req) => isJsonMediaType(req.headers['content-type']),
+    type: () => true,
     verify: (req: IncomingMessage, _res: ServerResponse, body: Buffer) => {
       if (jsonTextTooDeep(body, maxDepth)) throw tooDeep(maxDepth);
       keepRawBody(req, body);
     },
   });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const json = isJsonMediaType(req.headers['content-type']);
+    // An empty JSON body still parses (to {}), as body-parser does.
+    if (!hasBody(req))
+      return json && req.headers['content-length'] === '0' ? parse(req, res, next) : next();
+    if (!json) {
+      return next(
+        new UnsupportedMediaTypeException(
+          'request bodies must be JSON (Content-Type: application/json)',
+        ),
+      );
+    }
+    parse(req, res, next);
+  };
 }

@@ -1,12 +1,5 @@
-import {
-  type DynamicModule,
-  Global,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-} from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import type { TelemetryConfig } from '../config/gateway-config.js';
-import { HttpTelemetryMiddleware } from './http-telemetry.middleware.js';
 import { KeptSpans } from './kept-spans.js';
 import { MetricsController, PublicMetricsController } from './metrics.controller.js';
 import { Metrics } from './metrics.service.js';
@@ -14,15 +7,14 @@ import { Tracing } from './tracing.service.js';
 
 /**
  * Tracing and metrics of one app instance (issue 7): the `Tracing` and `Metrics` services every
- * module may inject (global), `KeptSpans` (the spans kept in memory, read as trees), the HTTP
- * server span and duration middleware, and `GET /metrics` (unless OTEL_METRICS_EXPORTER leaves
- * prometheus out; public only with SVC_METRICS_PUBLIC=true). AppModule imports it before the
- * logging module so that its middleware runs first and the request logger sees the request's
- * span.
+ * module may inject (global), `KeptSpans` (the spans kept in memory, read as trees) and
+ * `GET /metrics` (unless OTEL_METRICS_EXPORTER leaves prometheus out; public only with
+ * SVC_METRICS_PUBLIC=true). The HTTP server span and duration metric are recorded by
+ * RequestEntryMiddleware (platform/http).
  */
 @Global()
 @Module({})
-export class TelemetryModule implements NestModule {
+export class TelemetryModule {
   static forRoot(config: TelemetryConfig): DynamicModule {
     return {
       module: TelemetryModule,
@@ -32,9 +24,5 @@ export class TelemetryModule implements NestModule {
       providers: [Tracing, Metrics, KeptSpans],
       exports: [Tracing, Metrics, KeptSpans],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpTelemetryMiddleware).forRoutes('{*path}');
   }
 }

@@ -21,7 +21,6 @@ import {
 import {
   BatchSpanProcessor,
   type ReadableSpan,
-  SimpleSpanProcessor,
   type SpanProcessor,
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
@@ -33,7 +32,7 @@ import { otlpSpanExporter } from './otlp-exporters.js';
 import { startProcessTelemetry } from './process-telemetry.js';
 import { samplerOf } from './sampler.js';
 import { ATTR_ERROR_TYPE } from './semconv.js';
-import { SpanRing } from './span-ring.exporter.js';
+import { SpanRing } from './span-ring.processor.js';
 import { telemetryResource } from './telemetry-resource.js';
 
 /** How many finished spans the in-memory exporter keeps. */
@@ -118,7 +117,7 @@ export class Tracing implements OnApplicationShutdown {
       processor = batchProcessor(otlp, batch);
     } else {
       this.ring = new SpanRing(SPAN_RING_CAPACITY);
-      processor = new SimpleSpanProcessor({ exporter: this.ring });
+      processor = this.ring;
     }
     this.provider = new TracerProvider({
       resource: telemetryResource(telemetry),
