@@ -4,13 +4,34 @@
  * process per state backend, with a generated run id and with a new caller-chosen `run_id` per
  * request. Every run is recorded, leased and checkpointed (after each turn and tool call), so
  * this is what durability costs a run with a tool call; the node:http baseline gets the same
- * request in the same run.
+ * request in the same run. With BENCH_BEFORE_ROOT, the plain run is also measured on a gateway
+ * built from that checkout (the code before the performance work), in the same run.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { createBenchDatabase } from './lib/postgres.mjs';
 import { TOOL_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
+
+/** The plain run on a gateway built from `root` (BENCH_BEFORE_ROOT), on a database of its own. */
+async function benchBefore(backend, root, options, tmpDir) {
+  const database =
+    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  try {
+    const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
+    const { child, base } = await startGateway(`before-${backend}`, tmpDir, env, { cwd: root });
+    try {
+      const request = requestFor(base, TOOL_RUN);
+      await expectOk(`durable ${backend} (before)`, request);
+      await warmUp([request], options);
+      return await measureHttp({ request, pid: child.pid, ...options });
+    } finally {
+      await child.stop();
+    }
+  } finally {
+    await database?.drop();
+  }
+}
 
 async function benchBackend(backend, options, tmpDir) {
   const database =
@@ -43,6 +64,13 @@ export async function durableBench(baseline, options, tmpDir) {
   const results = { route: `${TOOL_RUN.method} ${TOOL_RUN.path}`, baseline };
   for (const backend of options.backends) {
     const measured = await benchBackend(backend, options, tmpDir);
+    if (options.beforeRoot) {
+      measured.before = await benchBefore(backend, options.beforeRoot, options, tmpDir);
+      measured.plainOverBefore = {
+        reqPerSec: ratio(measured.plain.reqPerSec, measured.before.reqPerSec),
+        cpuUsPerReq: ratio(measured.plain.cpuUsPerReq, measured.before.cpuUsPerReq),
+      };
+    }
     for (const variant of ['plain', 'runId']) {
       measured[`${variant}OverBaseline`] = {
         reqPerSec: ratio(measured[variant].reqPerSec, baseline.reqPerSec),

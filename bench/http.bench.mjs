@@ -1,18 +1,27 @@
 /**
  * HTTP: the gateway (`svc serve`, a child process) on its cheapest authenticated route, GET /info,
- * and on one built-in tool call, POST /v1/tools/default/echo, each against the raw node:http
- * baseline for the same request measured in this run (baseline.bench.mjs).
+ * and on one built-in tool call, POST /v1/tools/default/echo, each against two baselines for the
+ * same request measured in this run (baseline.bench.mjs): the raw node:http server and a bare
+ * Nest + Express app with the gateway's global validation pipe.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
 
+function over(measured, baseline) {
+  return {
+    reqPerSec: ratio(measured.reqPerSec, baseline.reqPerSec),
+    cpuUsPerReq: ratio(measured.cpuUsPerReq, baseline.cpuUsPerReq),
+  };
+}
+
 /**
- * `routes`: { part: route } for the selected parts (`http`, `tools`); `baselines`: the baseline
- * measurement of each. Returns { part: { route, baseline, gateway, gatewayOverBaseline } }.
+ * `routes`: { part: route } for the selected parts (`http`, `tools`); `baselines` and `nest`: the
+ * node:http and the bare Nest measurement of each. Returns { part: { route, baseline, nest,
+ * gateway, gatewayOverBaseline, gatewayOverNest } }.
  */
-export async function httpBench(routes, baselines, options, tmpDir) {
+export async function httpBench(routes, { baselines, nest }, options, tmpDir) {
   const { child, base } = await startGateway('gateway', tmpDir);
   try {
     const requests = Object.values(routes).map((route) => requestFor(base, route));
@@ -22,15 +31,13 @@ export async function httpBench(routes, baselines, options, tmpDir) {
     const results = {};
     for (const [i, [part, route]] of Object.entries(routes).entries()) {
       const gateway = await measureHttp({ request: requests[i], pid: child.pid, ...options });
-      const baseline = baselines[part];
       results[part] = {
         route: `${route.method} ${route.path}`,
-        baseline,
+        baseline: baselines[part],
+        nest: nest[part],
         gateway,
-        gatewayOverBaseline: {
-          reqPerSec: ratio(gateway.reqPerSec, baseline.reqPerSec),
-          cpuUsPerReq: ratio(gateway.cpuUsPerReq, baseline.cpuUsPerReq),
-        },
+        gatewayOverBaseline: over(gateway, baselines[part]),
+        gatewayOverNest: over(gateway, nest[part]),
       };
     }
     return results;

@@ -12,6 +12,7 @@ import { baselineBench } from './baseline.bench.mjs';
 import { httpBench } from './http.bench.mjs';
 import { latencyBench } from './latency.bench.mjs';
 import { cleanupAll, cleanupOnSignals, isStopping, onCleanup } from './lib/cleanup.mjs';
+import { goalVerdicts, goalsReport } from './lib/goals.mjs';
 import { benchOptions } from './lib/options.mjs';
 import {
   agentReport,
@@ -26,16 +27,23 @@ import {
   wiresReport,
   warnings,
 } from './lib/report.mjs';
+import { memoryReport, soakReport, startReport } from './lib/resource-report.mjs';
 import { AGENT_RUN, INFO, TOOL_CALL, TOOL_RUN } from './lib/routes.mjs';
+import { startNestBaseline } from './lib/targets.mjs';
 import { durableBench } from './durable.bench.mjs';
+import { memoryBench } from './memory.bench.mjs';
+import { startBench } from './start.bench.mjs';
 import { stateBench } from './state.bench.mjs';
 import { graphBench } from './graph.bench.mjs';
 import { streamBench } from './stream.bench.mjs';
 import { tracingBench } from './tracing.bench.mjs';
 import { wiresBench } from './wires.bench.mjs';
 
-/** The request each part measures against the node:http baseline. */
-const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN, durable: TOOL_RUN };
+/**
+ * The request each part measures against the node:http baseline (`durable` at its own
+ * connections, so on its own baseline run).
+ */
+const BASELINE_ROUTES = { http: INFO, tools: TOOL_CALL, agent: AGENT_RUN };
 
 function pick(object, names) {
   return Object.fromEntries(names.filter((name) => name in object).map((n) => [n, object[n]]));
@@ -57,11 +65,21 @@ try {
     process.stderr.write(`bench: node:http baseline (${Object.keys(baselineRoutes)})...\n`);
     Object.assign(baselines, await baselineBench(baselineRoutes, options.http));
   }
+  if (only.has('durable')) {
+    const { connections } = options.durable;
+    process.stderr.write(`bench: node:http baseline (durable, ${connections} connections)...\n`);
+    Object.assign(baselines, await baselineBench({ durable: TOOL_RUN }, options.durable));
+  }
 
   const gatewayRoutes = pick({ http: INFO, tools: TOOL_CALL }, options.only);
   if (Object.keys(gatewayRoutes).length > 0) {
+    process.stderr.write(`bench: bare Nest baseline (${Object.keys(gatewayRoutes)})...\n`);
+    const nest = await baselineBench(gatewayRoutes, options.http, startNestBaseline);
     process.stderr.write(`bench: gateway HTTP (${Object.keys(gatewayRoutes)})...\n`);
-    Object.assign(results, await httpBench(gatewayRoutes, baselines, options.http, tmpDir));
+    Object.assign(
+      results,
+      await httpBench(gatewayRoutes, { baselines, nest }, options.http, tmpDir),
+    );
     for (const part of Object.keys(gatewayRoutes)) {
       console.log(`\n${httpReport(results[part], options.http)}`);
     }
@@ -76,8 +94,8 @@ try {
 
   if (only.has('durable')) {
     process.stderr.write(`bench: durable runs with a tool call (${options.agent.backends})...\n`);
-    results.durable = await durableBench(baselines.durable, options.agent, tmpDir);
-    console.log(`${durableReport(results.durable, options.agent)}\n`);
+    results.durable = await durableBench(baselines.durable, options.durable, tmpDir);
+    console.log(`${durableReport(results.durable, options.durable)}\n`);
   }
 
   if (only.has('latency')) {
@@ -116,9 +134,33 @@ try {
     console.log(`${streamReport(results.stream)}\n`);
   }
 
+  if (only.has('memory')) {
+    process.stderr.write('bench: memory (idle RSS of each server, gateway under mixed load)...\n');
+    results.memory = await memoryBench(options.memory, tmpDir);
+    console.log(`${memoryReport(results.memory, options.memory)}\n`);
+  }
+
+  if (only.has('start')) {
+    process.stderr.write(`bench: start time (${options.start.runs} fresh starts each)...\n`);
+    results.start = await startBench(options.start, tmpDir);
+    console.log(`${startReport(results.start)}\n`);
+  }
+
+  if (only.has('soak')) {
+    process.stderr.write(`bench: live heap soak (${options.soak.seconds} s, in-process)...\n`);
+    // Imported only here: it loads the whole gateway into this process.
+    const { soakBench } = await import('./soak.bench.mjs');
+    results.soak = await soakBench(options.soak, tmpDir);
+    console.log(`${soakReport(results.soak)}\n`);
+  }
+
   for (const warning of warnings(results)) console.log(warning);
+  const goals = goalVerdicts(results, options);
+  if (goals.length > 0) console.log(`${goalsReport(goals)}\n`);
   const seconds = (Date.now() - started) / 1000;
-  console.log(`--- bench summary (JSON) ---\n${jsonSummary(options, { seconds, ...results })}`);
+  console.log(
+    `--- bench summary (JSON) ---\n${jsonSummary(options, { seconds, ...results, goals })}`,
+  );
 } catch (error) {
   if (!isStopping())
     console.error(`bench failed: ${error instanceof Error ? error.stack : String(error)}`);

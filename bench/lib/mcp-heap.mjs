@@ -6,29 +6,12 @@
  */
 import 'reflect-metadata';
 import autocannon from 'autocannon';
-import { setImmediate as tick } from 'node:timers/promises';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { createGatewayApp } from '../../dist/src/app/create-app.js';
 import { loadConfig } from '../../dist/src/platform/config/load-config.js';
+import { collector, heapUsedMb } from './heap.mjs';
 import { modernRequest, sessionRequest, statelessRequest } from './mcp-requests.mjs';
 import { expectToolResult, openSession } from './mcp-session.mjs';
 import { gatewayEnv } from './mcp-targets.mjs';
-
-/** global.gc, exposing it at run time when node was started without --expose-gc. */
-function collector() {
-  if (typeof globalThis.gc === 'function') return globalThis.gc;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc');
-}
-
-async function heapUsedMb(gc) {
-  for (let i = 0; i < 3; i += 1) {
-    gc();
-    await tick(); // let closed sockets and finished requests release what they hold
-  }
-  return process.memoryUsage().heapUsed / 2 ** 20;
-}
 
 function drive(request, amount, connections) {
   return new Promise((resolve, reject) => {

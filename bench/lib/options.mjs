@@ -1,4 +1,5 @@
 /** Bench settings from the environment (see bench/README.md). */
+import { DURABLE_BEFORE_RUNS_PER_SEC } from './goals.mjs';
 
 /** The parts of a run, in the order they run; BENCH_ONLY picks some of them. */
 export const PARTS = [
@@ -12,7 +13,12 @@ export const PARTS = [
   'graph',
   'wires',
   'stream',
+  'memory',
+  'start',
+  'soak',
 ];
+/** What runs when BENCH_ONLY is unset: all but `soak`, which takes 10 minutes (name it to run it). */
+const DEFAULT_PARTS = PARTS.filter((part) => part !== 'soak');
 const BACKENDS = ['sqlite', 'postgres'];
 
 function number(name, fallback, { integer = false } = {}) {
@@ -27,8 +33,8 @@ function number(name, fallback, { integer = false } = {}) {
   return value;
 }
 
-/** A comma list of names out of `allowed`; unset or empty: all of them. */
-function list(name, allowed) {
+/** A comma list of names out of `allowed`; unset or empty: `fallback` (all of them). */
+function list(name, allowed, fallback = allowed) {
   const names = (process.env[name] ?? '')
     .split(',')
     .map((item) => item.trim())
@@ -38,7 +44,7 @@ function list(name, allowed) {
       throw new Error(`${name}: unknown name ${item} (one of ${allowed.join(', ')})`);
     }
   }
-  return names.length > 0 ? allowed.filter((item) => names.includes(item)) : [...allowed];
+  return names.length > 0 ? allowed.filter((item) => names.includes(item)) : [...fallback];
 }
 
 export function benchOptions() {
@@ -48,10 +54,30 @@ export function benchOptions() {
     connections: Math.max(1, number('BENCH_CONNECTIONS', 10, { integer: true })),
   };
   const pgAdminDsn = process.env.BENCH_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const agent = { ...http, backends: list('BENCH_AGENT_BACKENDS', BACKENDS), pgAdminDsn };
+  // Connections per route of the mixed load (memory and soak): three routes at once.
+  const mixedConnections = Math.max(1, number('BENCH_MIXED_CONNECTIONS', 4, { integer: true }));
+  const soak = {
+    seconds: number('BENCH_SOAK_SECONDS', 600),
+    stepSeconds: number('BENCH_SOAK_STEP', 60),
+    connections: mixedConnections,
+  };
+  // Growth is judged from the second sample (after one step of warm-up) to the last.
+  if (!(soak.stepSeconds > 0) || soak.seconds < 2 * soak.stepSeconds) {
+    throw new Error('BENCH_SOAK_SECONDS must be at least twice BENCH_SOAK_STEP (> 0)');
+  }
   return {
-    only: list('BENCH_ONLY', PARTS),
+    only: list('BENCH_ONLY', PARTS, DEFAULT_PARTS),
     http,
-    agent: { ...http, backends: list('BENCH_AGENT_BACKENDS', BACKENDS), pgAdminDsn },
+    agent,
+    // The durable goal is set at 32 connections, whatever the other parts use.
+    durable: {
+      ...agent,
+      connections: Math.max(1, number('BENCH_DURABLE_CONNECTIONS', 32, { integer: true })),
+      // A checkout of the code before the performance work, built (dist/) with its node_modules:
+      // its gateway is measured in the same run, the durable goal's "before".
+      beforeRoot: process.env.BENCH_BEFORE_ROOT || undefined,
+    },
     // Time-to-first-token requests per concurrency level (at least 4 per connection).
     stream: { requests: Math.max(1, number('BENCH_STREAM_REQUESTS', 200, { integer: true })) },
     // One request at a time: latency without queueing.
@@ -62,6 +88,21 @@ export function benchOptions() {
       concurrency: Math.max(1, number('BENCH_STATE_CONCURRENCY', 16, { integer: true })),
       backends: list('BENCH_STATE_BACKENDS', BACKENDS),
       pgAdminDsn,
+    },
+    memory: {
+      // Idle: RSS read this long after /readyz first answered 200.
+      settleSeconds: number('BENCH_IDLE_SETTLE', 3),
+      mixedSeconds: number('BENCH_MIXED_SECONDS', 60),
+      connections: mixedConnections,
+    },
+    // Fresh starts per server; the median is the figure.
+    start: { runs: Math.max(1, number('BENCH_START_RUNS', 5, { integer: true })) },
+    soak,
+    goals: {
+      durableBeforeRunsPerSec: number(
+        'BENCH_DURABLE_BEFORE_RUNS_PER_SEC',
+        DURABLE_BEFORE_RUNS_PER_SEC,
+      ),
     },
   };
 }

@@ -34,6 +34,16 @@ export async function cpuMicros(pid) {
 }
 
 /**
+ * Resident memory of the process now (VmRSS) and its high-water mark since it started (VmHWM),
+ * in MiB, from `/proc/<pid>/status`.
+ */
+export async function memoryOf(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]);
+  return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+}
+
+/**
  * Starts `node <args>` as a child process (stdout ignored: the gateway logs JSON there) and
  * registers its stop with the cleanup registry. stop(): SIGTERM, then SIGKILL after 5 s.
  */
@@ -100,8 +110,15 @@ export async function waitForAnswer(child, url, { timeoutMs = 20_000 } = {}) {
   throw new Error(`${child.name} did not answer at ${url} within ${timeoutMs} ms`);
 }
 
-/** Polls `url` until it answers 200; fails early when the child exits. */
-export async function waitFor200(child, url, { headers = {}, timeoutMs = 20_000 } = {}) {
+/**
+ * Polls `url` every `intervalMs` until it answers 200; fails early when the child exits. A start
+ * time measured with it is late by up to one interval.
+ */
+export async function waitFor200(
+  child,
+  url,
+  { headers = {}, timeoutMs = 20_000, intervalMs = 100 } = {},
+) {
   const deadline = Date.now() + timeoutMs;
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -116,7 +133,7 @@ export async function waitFor200(child, url, { headers = {}, timeoutMs = 20_000 
     } catch (error) {
       last = error.message;
     }
-    await sleep(100);
+    await sleep(intervalMs);
   }
   throw new Error(`${child.name} not ready at ${url} within ${timeoutMs} ms (${last})`);
 }

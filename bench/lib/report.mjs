@@ -27,18 +27,20 @@ function times(value, digits) {
   return `${fixed(value, digits)}x`;
 }
 
-/** One gateway route against the node:http baseline (parts `http` and `tools`). */
+/** One gateway route against the node:http and the bare Nest baseline (parts `http`, `tools`). */
 export function httpReport(http, options) {
-  const rows = ['baseline', 'gateway'].map((name) => [
-    name,
-    fixed(http[name].reqPerSec, 0),
-    ...loadCells(http[name]),
-  ]);
-  const { reqPerSec, cpuUsPerReq } = http.gatewayOverBaseline;
+  const rows = [
+    ['baseline', 'node:http baseline'],
+    ['nest', 'bare Nest + pipe'],
+    ['gateway', 'gateway'],
+  ].map(([name, label]) => [label, fixed(http[name].reqPerSec, 0), ...loadCells(http[name])]);
+  const line = (name, { reqPerSec, cpuUsPerReq }) =>
+    `gateway/${name}: req/s ${times(reqPerSec, 3)}, CPU us/req ${times(cpuUsPerReq, 2)}`;
   return [
     loadTitle(`HTTP ${http.route}`, options),
     renderTable(['server', 'req/s', ...LOAD_COLUMNS], rows),
-    `gateway/baseline: req/s ${times(reqPerSec, 3)}, CPU us/req ${times(cpuUsPerReq, 2)}`,
+    line('node:http', http.gatewayOverBaseline),
+    line('bare Nest', http.gatewayOverNest),
   ].join('\n');
 }
 
@@ -248,6 +250,7 @@ export function jsonSummary(options, results) {
       options: {
         ...options,
         agent: withoutDsn(options.agent),
+        durable: withoutDsn(options.durable),
         state: withoutDsn(options.state),
       },
       ...results,
@@ -275,9 +278,21 @@ export function durableReport(durable, options) {
         `${backend} ${label}/baseline: runs/s ${times(over.reqPerSec, 3)}, CPU ${times(over.cpuUsPerReq, 2)}`,
       );
     }
+    const before = durable[backend].before;
+    if (before) {
+      rows.push([`${backend} run, before`, fixed(before.reqPerSec, 0), ...loadCells(before)]);
+      const over = durable[backend].plainOverBefore;
+      ratios.push(
+        `${backend} run/before: runs/s ${times(over.reqPerSec, 3)}, CPU ${times(over.cpuUsPerReq, 2)}`,
+      );
+    }
   }
   return [
-    loadTitle(`Durable runs with a tool call, ${durable.route} (echo provider, 2 turns)`, options),
+    loadTitle(
+      `Durable runs with a tool call, ${durable.route} (echo provider, 2 turns; ` +
+        'connections: BENCH_DURABLE_CONNECTIONS, baseline at the same)',
+      options,
+    ),
     renderTable(['backend', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
     ...ratios,
   ].join('\n');

@@ -1,6 +1,7 @@
 /**
  * The servers under load, each a child process on a free port: the gateway (`svc serve`), the
- * node:http baseline and the mock model. start*() resolve once /readyz answers 200.
+ * node:http baseline, the bare Nest baseline and the mock model. start*() resolve once /readyz
+ * answers 200.
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,43 +19,59 @@ function childEnv(extra) {
   return { ...env, ...extra };
 }
 
-/** Starts `node <args(port)>`; returns { child, base } with base = http://127.0.0.1:<port>. */
-export async function startTarget(name, args, env) {
+/**
+ * Starts `node <args(port)>` in `cwd` (this checkout by default); returns { child, base, readyMs } with base = http://127.0.0.1:<port>
+ * and readyMs the time from spawn to the first 200 on /readyz (polled every `pollMs`).
+ */
+export async function startTarget(name, args, env, { pollMs, cwd = ROOT } = {}) {
   const port = await freePort();
-  const child = startNode(name, args(port), { env: childEnv(env), cwd: ROOT });
+  const spawned = performance.now();
+  const child = startNode(name, args(port), { env: childEnv(env), cwd });
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor200(child, `${base}/readyz`);
+    await waitFor200(child, `${base}/readyz`, { intervalMs: pollMs });
   } catch (error) {
     await child.stop();
     throw error;
   }
-  return { child, base };
+  return { child, base, readyMs: performance.now() - spawned };
 }
 
 /**
- * `svc serve` with the run's API key, warn-level logs, the rate limit off and its state in
- * `tmpDir` (sqlite file `<name>-state.sqlite`) unless `env` picks another backend. Node flags
- * from BENCH_GATEWAY_NODE_ARGS go first.
+ * The gateway's settings: the run's API key, warn-level logs, the rate limit off and its state in
+ * `tmpDir` (sqlite file `<name>-state.sqlite`). Also used for a gateway built in-process.
  */
-export function startGateway(name, tmpDir, env = {}) {
-  const args = (port) => [...gatewayNodeArgs(), 'dist/src/main.js', 'serve', '--port', `${port}`];
-  return startTarget(name, args, {
+export function gatewayEnv(name, tmpDir) {
+  return {
     SVC_API_KEY: API_KEY,
     SVC_LOG_LEVEL: 'warn',
     SVC_RATE_LIMIT_PER_MIN: '0',
     SVC_STATE_SQLITE: join(tmpDir, `${name}-state.sqlite`),
     SVC_BOARD_DB: join(tmpDir, `${name}-board.sqlite`),
     SVC_SHUTDOWN_TIMEOUT_MS: '2000',
-    ...env,
-  });
+  };
+}
+
+/**
+ * `svc serve` with gatewayEnv(name, tmpDir), unless `env` picks another backend. Node flags
+ * from BENCH_GATEWAY_NODE_ARGS go first. `target` is passed to startTarget ({ pollMs, cwd }:
+ * another checkout's build with `cwd`).
+ */
+export function startGateway(name, tmpDir, env = {}, target = {}) {
+  const args = (port) => [...gatewayNodeArgs(), 'dist/src/main.js', 'serve', '--port', `${port}`];
+  return startTarget(name, args, { ...gatewayEnv(name, tmpDir), ...env }, target);
 }
 
 /** lib/baseline-server.mjs, accepting the run's API key. */
-export function startBaseline() {
-  return startTarget('baseline', (port) => ['bench/lib/baseline-server.mjs', String(port)], {
-    BASELINE_API_KEY: API_KEY,
-  });
+export function startBaseline(target = {}) {
+  const args = (port) => ['bench/lib/baseline-server.mjs', String(port)];
+  return startTarget('baseline', args, { BASELINE_API_KEY: API_KEY }, target);
+}
+
+/** lib/nest-baseline-server.mjs (Nest + Express + the gateway's pipe), with the run's API key. */
+export function startNestBaseline(target = {}) {
+  const args = (port) => ['bench/lib/nest-baseline-server.mjs', String(port)];
+  return startTarget('nest-baseline', args, { BASELINE_API_KEY: API_KEY }, target);
 }
 
 /** lib/mock-model-server.mjs, an OpenAI-compatible endpoint at `${base}/v1`. */

@@ -1,0 +1,117 @@
+/**
+ * The bare Nest baseline: what Nest + Express cost with nothing of the gateway but its global
+ * validation pipe. One controller: GET /info compares the Authorization header and answers the
+ * same JSON object as the gateway's /info; POST /v1/tools/:toolset/:name and POST /v1/agent/run
+ * read the body through the gateway's pipe (a small DTO of the fields the bench sends) and answer
+ * like lib/baseline-server.mjs. Run as a child process (after `npm run build`):
+ *   BASELINE_API_KEY=... node bench/lib/nest-baseline-server.mjs <port>
+ * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
+ * Plain JS has no decorator syntax: the decorators are called as functions, and the parameter
+ * types TypeScript would emit (`design:paramtypes`) are defined by hand so the pipe sees the DTO.
+ */
+import 'reflect-metadata';
+import {
+  Body,
+  Controller,
+  Get,
+  Headers,
+  HttpCode,
+  Module,
+  Post,
+  Req,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { IsObject, IsOptional, IsString } from 'class-validator';
+import { SURFACES } from '../../dist/src/app/surfaces.js';
+import { PACKAGE } from '../../dist/src/platform/config/package-info.js';
+import { createValidationPipe } from '../../dist/src/platform/http/validation.pipe.js';
+
+const port = Number(process.argv[2]);
+const expected = `Bearer ${process.env.BASELINE_API_KEY ?? ''}`;
+
+/** Applies method decorators to `Class.prototype[method]`, as `@Decorator()` on a method would. */
+function decorateMethod(Class, method, decorators) {
+  const proto = Class.prototype;
+  Reflect.decorate(decorators, proto, method, Object.getOwnPropertyDescriptor(proto, method));
+}
+
+/** Parameter decorators in order, plus the types TypeScript would emit for them. */
+function decorateParams(Class, method, params) {
+  const proto = Class.prototype;
+  params.forEach(([decorator], index) => decorator(proto, method, index));
+  Reflect.defineMetadata(
+    'design:paramtypes',
+    params.map(([, type]) => type),
+    proto,
+    method,
+  );
+}
+
+/** Every field a bench POST sends (tool call and agent run), so whitelisting keeps them. */
+class BaselineBody {}
+for (const field of ['tenant_id', 'prompt', 'run_id']) {
+  IsOptional()(BaselineBody.prototype, field);
+  IsString()(BaselineBody.prototype, field);
+}
+IsOptional()(BaselineBody.prototype, 'arguments');
+IsObject()(BaselineBody.prototype, 'arguments');
+
+function authorize(authorization) {
+  if (authorization !== expected) throw new UnauthorizedException();
+}
+
+class BaselineController {
+  readyz() {
+    return { status: 'ready' };
+  }
+
+  /** The gateway's /info answer for an sqlite gateway on the echo provider. */
+  info(authorization) {
+    authorize(authorization);
+    return {
+      name: PACKAGE.name,
+      version: PACKAGE.version,
+      backend: 'sqlite',
+      provider: 'echo',
+      model: null,
+      default_tenant: null,
+      surfaces: SURFACES,
+    };
+  }
+
+  post(authorization, body, req) {
+    authorize(authorization);
+    return {
+      name: 'nest-baseline',
+      method: req.method,
+      path: req.url,
+      result: body.arguments?.text ?? null,
+      ok: true,
+    };
+  }
+}
+decorateMethod(BaselineController, 'readyz', [Get('readyz')]);
+decorateMethod(BaselineController, 'info', [Get('info')]);
+decorateParams(BaselineController, 'info', [[Headers('authorization'), String]]);
+// Two routes, one handler: the tool call and the agent run paths the bench POSTs to.
+decorateMethod(BaselineController, 'post', [
+  Post(['v1/tools/:toolset/:name', 'v1/agent/run']),
+  HttpCode(200),
+]);
+decorateParams(BaselineController, 'post', [
+  [Headers('authorization'), String],
+  [Body(), BaselineBody],
+  [Req(), Object],
+]);
+Controller()(BaselineController);
+
+class BaselineModule {}
+Module({ controllers: [BaselineController] })(BaselineModule);
+
+const app = await NestFactory.create(BaselineModule, { logger: false });
+app.useGlobalPipes(createValidationPipe());
+await app.listen(port, '127.0.0.1');
+
+process.stdin.on('end', () => process.exit(0));
+process.stdin.resume();
