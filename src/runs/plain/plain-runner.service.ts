@@ -144,7 +144,7 @@ export class PlainRunner {
         const record = async (run: PlainRun) => {
           const first = version === 0;
           version = await this.records.put(run, version);
-          if (first) await this.spending.started(run, request.model);
+          if (first) this.spending.started(run, request.model);
         };
         // The session is busy with another run: this one is recorded `queued` while it waits.
         const queued = async () => {
