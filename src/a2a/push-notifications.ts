@@ -77,7 +77,7 @@ export class A2APushNotifications implements OnModuleInit {
         `task ${JSON.stringify(run.run_id)} has already been notified`,
       );
     }
-    if (TERMINAL_STATUSES.has(run.status)) this.webhooks.settled(run);
+    if (TERMINAL_STATUSES.has(run.status)) this.webhooks.due(run);
     return this.view(run.run_id, target);
   }
 

@@ -54,6 +54,7 @@ export function taskRunRequest(
       Object.keys(params.metadata).length > 0 && { metadata: params.metadata }),
     ...(push?.url && { webhook: options.webhook(push) }),
     actor: caller.principal.keyId,
+    origin: 'a2a',
     onRecorded: options.onRecorded,
   };
 }

@@ -11,18 +11,19 @@ import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ServingSignal } from '../platform/http/serving-signal.js';
 import { RetentionSweep } from '../platform/state/retention-sweep.js';
 import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
-import type { RunRecord } from '../runs/record/run-record.js';
+import type { RunMarks, RunRecord } from '../runs/record/run-record.js';
 import { A2ATaskIndex } from './task-index.js';
 
 /** How many index rows one sweep deletes at most. */
 const PRUNE_ROWS = 1_000;
 
 /**
- * Keeps the A2A task index in step with the runs: every run this process starts, resumes or
- * settles updates its task's row (a run that is no A2A task matches no row), and every serving
- * replica deletes rows whose status is older than the run event log's retention
- * (SVC_RUN_EVENTS_RETENTION_MS), as the run's event log is. An update that fails is logged and
- * repaired when a listing next reads the task (ListTasks checks every task it answers).
+ * Keeps the A2A task index in step with the runs: every A2A task (a run whose origin is `a2a`)
+ * this process starts, resumes or settles updates its task's row; any other run has no row and
+ * costs the index nothing. Every serving replica deletes rows whose status is older than the
+ * run event log's retention (SVC_RUN_EVENTS_RETENTION_MS), as the run's event log is. An update
+ * that fails is logged and repaired when a listing next reads the task (ListTasks checks every
+ * task it answers), and so is the row of a task recorded before runs carried their origin.
  */
 @Injectable()
 export class A2ATaskUpkeep
@@ -67,12 +68,12 @@ export class A2ATaskUpkeep
     this.sweeper.stop();
   }
 
-  runStarted(record: Readonly<RunRecord>): void {
-    this.follow(record);
+  runStarted(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void {
+    if (marks.origin === 'a2a') this.follow(record);
   }
 
-  runSettled(record: Readonly<RunRecord>): void {
-    this.follow(record);
+  runSettled(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void {
+    if (marks.origin === 'a2a') this.follow(record);
   }
 
   /** Deletes what is past its retention; answers how many rows went. Never throws. */

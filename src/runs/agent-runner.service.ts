@@ -105,6 +105,8 @@ export class AgentRunner {
       if (stored) refuseOtherAgents(stored.run, request);
       if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
       if (stored) {
+        // A webhook given when the run is asked for again: its next write carries the mark.
+        if (request.webhook !== undefined) stored.run.webhook = true;
         request.onRecorded?.(runView(stored.run));
         return this.continueRun(stored, lease);
       }
@@ -120,6 +122,8 @@ export class AgentRunner {
               actor: request.actor,
               deltas: request.deltas,
               onRecorded: request.onRecorded,
+              origin: request.origin,
+              webhook: request.webhook !== undefined,
             },
             graph,
             lease,

@@ -2,7 +2,7 @@ import type { ChatMessage } from '../providers/chat.types.js';
 import { ValidationProblem } from '../platform/http/problem.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { RunAgentDto } from './dto/run-agent.dto.js';
-import type { RunRecord } from './record/run-record.js';
+import type { RunOrigin, RunRecord } from './record/run-record.js';
 import type { WebhookTarget } from './webhooks/run-webhook.store.js';
 
 /** One agent run to perform, from REST (`POST /v1/agent/run`) or `svc run`. */
@@ -29,6 +29,8 @@ export interface RunRequest {
    * `run.settled`), or a target in another wire's format (an A2A push notification).
    */
   webhook?: string | WebhookTarget;
+  /** The wire whose task the run is (StoredRun.origin); absent for the gateway's own runs. */
+  origin?: RunOrigin;
   /**
    * Called once the run is recorded and executing here (a new run, or one continued from its
    * checkpoint), before its first model call: a background or streamed caller answers then.

@@ -37,18 +37,33 @@ const SESSION_ORDER = 'updated_ms DESC, session_id DESC';
 @Injectable()
 export class StudioTables {
   private readonly param: (n: number) => string;
+  private readonly postgres: boolean;
 
   constructor(private readonly database: StateDatabase) {
     const dialect = sqlDialect(database.backend);
     this.param = (n) => dialect.param(n);
+    this.postgres = database.backend === 'postgres';
   }
 
-  /** Writes a batch: its loops in one statement, then its sessions in another. */
+  /**
+   * Writes a batch: its loops, then its sessions; one statement on PostgreSQL (the loops' upsert
+   * in a WITH of the sessions' one), two on sqlite.
+   */
   async write(batch: StudioWrite[]): Promise<void> {
     const loops = batch.flatMap((write) => (write.kind === 'loop' ? [write] : []));
     const sessions = batch.flatMap((write) => (write.kind === 'session' ? [write] : []));
-    if (loops.length > 0) await this.upsertLoops(loops);
-    if (sessions.length > 0) await this.upsertSessions(sessions);
+    const params: unknown[] = [];
+    const loopUpsert = loops.length > 0 ? this.upsertLoops(loops, params) : null;
+    if (this.postgres && loopUpsert !== null && sessions.length > 0) {
+      const sessionUpsert = this.upsertSessions(sessions, params);
+      await this.database.query(`WITH loops AS (${loopUpsert}) ${sessionUpsert}`, params);
+      return;
+    }
+    if (loopUpsert !== null) await this.database.query(loopUpsert, params);
+    if (sessions.length > 0) {
+      const sessionParams: unknown[] = [];
+      await this.database.query(this.upsertSessions(sessions, sessionParams), sessionParams);
+    }
   }
 
   async snapshot(tenantId: string | undefined, limit: number): Promise<StudioSnapshot> {
@@ -180,8 +195,12 @@ export class StudioTables {
     return result.records as unknown[];
   }
 
-  private async upsertLoops(loops: Array<Extract<StudioWrite, { kind: 'loop' }>>) {
-    const { text, params } = this.values(
+  /** The upsert of `loops`, its parameters appended to `params`. */
+  private upsertLoops(
+    loops: Array<Extract<StudioWrite, { kind: 'loop' }>>,
+    params: unknown[],
+  ): string {
+    const text = this.values(
       loops.map(({ update, updatedMs }) => [
         update.tenant_id,
         update.run_id,
@@ -192,21 +211,23 @@ export class StudioTables {
         FORMAT,
         JSON.stringify(update),
       ]),
+      params,
     );
-    await this.database.query(
-      `INSERT INTO studio_loops
+    return `INSERT INTO studio_loops
          (tenant_id, run_id, id, status, started_ms, updated_ms, format, record)
        VALUES ${text}
        ON CONFLICT (tenant_id, run_id) DO UPDATE SET
          status = excluded.status, started_ms = excluded.started_ms,
          updated_ms = excluded.updated_ms, format = excluded.format, record = excluded.record
-       WHERE studio_loops.status NOT IN (${TERMINAL})`,
-      params,
-    );
+       WHERE studio_loops.status NOT IN (${TERMINAL})`;
   }
 
-  private async upsertSessions(sessions: Array<Extract<StudioWrite, { kind: 'session' }>>) {
-    const { text, params } = this.values(
+  /** The upsert of `sessions`, its parameters appended to `params`. */
+  private upsertSessions(
+    sessions: Array<Extract<StudioWrite, { kind: 'session' }>>,
+    params: unknown[],
+  ): string {
+    const text = this.values(
       sessions.map(({ update, runs }) => {
         const { id, ...fields } = update;
         return [
@@ -218,25 +239,22 @@ export class StudioTables {
           JSON.stringify(fields),
         ];
       }),
+      params,
     );
     // Two runs of a session that end on two replicas may arrive in either order: the later run wins.
     const newer = 'excluded.updated_ms >= studio_sessions.updated_ms';
     const pick = (column: string) =>
       `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE studio_sessions.${column} END`;
-    await this.database.query(
-      `INSERT INTO studio_sessions (tenant_id, session_id, runs, updated_ms, format, record)
+    return `INSERT INTO studio_sessions (tenant_id, session_id, runs, updated_ms, format, record)
        VALUES ${text}
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          runs = studio_sessions.runs + excluded.runs,
-         ${pick('format')}, ${pick('record')}, ${pick('updated_ms')}`,
-      params,
-    );
+         ${pick('format')}, ${pick('record')}, ${pick('updated_ms')}`;
   }
 
-  /** `(?, ?, …), (…)` for rows of values, with the parameters in order. */
-  private values(rows: unknown[][]): { text: string; params: unknown[] } {
-    const params: unknown[] = [];
-    const text = rows
+  /** `(?, ?, …), (…)` for rows of values, their parameters appended to `params` in order. */
+  private values(rows: unknown[][], params: unknown[]): string {
+    return rows
       .map(
         (row) =>
           `(${row
@@ -247,6 +265,5 @@ export class StudioTables {
             .join(', ')})`,
       )
       .join(', ');
-    return { text, params };
   }
 }

@@ -1,4 +1,5 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { BackgroundWriter } from '../platform/state/background-writer.js';
 import { type SqlDialect, sql, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 
@@ -34,19 +35,52 @@ interface SumRow {
   runs: number | string | null;
 }
 
-function statements(d: SqlDialect) {
-  const q = sql(d);
+/** Rows one upsert writes at most (8 parameters each, far below both drivers' limits). */
+const MAX_BATCH = 500;
+/** Ledger rows with increments waiting at most (while the backend is away); beyond, dropped. */
+const MAX_PENDING = 20_000;
+/**
+ * How long an increment waits for others to share its statement: what runs that start in the
+ * same moment add (a run's start is counted here, and written with its first model call).
+ */
+const GATHER_MS = 50;
+
+/** The row an entry adds to. */
+const rowKey = (entry: UsageEntry): string =>
+  JSON.stringify([entry.tenantId, entry.day, entry.agent, entry.model]);
+
+/** Two increments of one row as one. */
+function merge(older: UsageEntry, newer: UsageEntry): UsageEntry {
   return {
-    // One statement on either database: concurrent calls of one tenant add up, never overwrite.
-    add: q`INSERT INTO token_usage
+    ...older,
+    promptTokens: (older.promptTokens ?? 0) + (newer.promptTokens ?? 0),
+    completionTokens: (older.completionTokens ?? 0) + (newer.completionTokens ?? 0),
+    calls: (older.calls ?? 0) + (newer.calls ?? 0),
+    runs: (older.runs ?? 0) + (newer.runs ?? 0),
+  };
+}
+
+/**
+ * One upsert of `rows` ledger rows (each row once): concurrent writers of one row add up, never
+ * overwrite, on either database.
+ */
+function addStatement(d: SqlDialect, rows: number): string {
+  let n = 0;
+  const row = () => `(${Array.from({ length: 8 }, () => d.param(++n)).join(', ')}, ${d.nowMs})`;
+  return `INSERT INTO token_usage
       (tenant_id, day, agent, model, prompt_tokens, completion_tokens, calls, runs, updated_at)
-      VALUES (${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'?'}, ${'now'})
+      VALUES ${Array.from({ length: rows }, row).join(', ')}
       ON CONFLICT (tenant_id, day, agent, model) DO UPDATE SET
         prompt_tokens = token_usage.prompt_tokens + excluded.prompt_tokens,
         completion_tokens = token_usage.completion_tokens + excluded.completion_tokens,
         calls = token_usage.calls + excluded.calls,
         runs = token_usage.runs + excluded.runs,
-        updated_at = excluded.updated_at`,
+        updated_at = excluded.updated_at`;
+}
+
+function statements(d: SqlDialect) {
+  const q = sql(d);
+  return {
     // The budget check: a range of the primary key (one tenant, this month's days).
     spent: q`SELECT
         SUM(CASE WHEN day = ${'?'} THEN prompt_tokens + completion_tokens ELSE 0 END) AS today,
@@ -77,32 +111,57 @@ export interface RecentSpend {
 
 /**
  * The token usage ledger in the state backend (`token_usage`): per tenant, UTC day, agent and
- * model, the prompt and completion tokens, model calls and runs. Rows only grow, each by one
- * atomic upsert; reads sum a range of days of one tenant.
+ * model, the prompt and completion tokens, model calls and runs. Rows only grow, by atomic
+ * upserts. Increments are gathered in this process first (a BackgroundWriter): those of one row
+ * add up while they wait, and one statement writes the rows of every run that added in the same
+ * moment (GATHER_MS; at once when someone waits for them, `record`). The writer is closed, so
+ * what waits is written, when the process shuts down; a crash loses what waits (see
+ * docs/decisions.md). Reads sum a range of days of one tenant, after writing what this process
+ * holds for the tenant, so a read on this replica sees every increment made here.
  */
 @Injectable()
 export class UsageLedger {
+  private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
+  private readonly writer: BackgroundWriter<UsageEntry>;
+  /** Tenants this process may hold unwritten increments of. */
+  private readonly unwritten = new Set<string>();
 
   constructor(private readonly database: StateDatabase) {
-    this.sql = statements(sqlDialect(database.backend));
+    this.dialect = sqlDialect(database.backend);
+    this.sql = statements(this.dialect);
+    this.writer = new BackgroundWriter({
+      what: 'token usage increments',
+      write: (batch) => this.write(batch),
+      logger: new Logger('UsageLedger'),
+      maxBatch: MAX_BATCH,
+      maxPending: MAX_PENDING,
+      gatherMs: GATHER_MS,
+      key: rowKey,
+      merge,
+    });
+    // After the HTTP server drained and before the pool closes: what waits is written.
+    database.beforeClose(() => this.writer.close());
   }
 
-  async add(entry: UsageEntry): Promise<void> {
-    await this.database.query(this.sql.add, [
-      entry.tenantId,
-      entry.day,
-      entry.agent,
-      entry.model,
-      entry.promptTokens ?? 0,
-      entry.completionTokens ?? 0,
-      entry.calls ?? 0,
-      entry.runs ?? 0,
-    ]);
+  /** Adds `entry` to the ledger soon (with whatever else is added in the same moment). */
+  add(entry: UsageEntry): void {
+    this.unwritten.add(entry.tenantId);
+    this.writer.add(entry);
+  }
+
+  /**
+   * Adds `entry` and resolves once it has been tried (written, or kept to be written once the
+   * backend is back): the increments that wait share its statement.
+   */
+  record(entry: UsageEntry): Promise<void> {
+    this.add(entry);
+    return this.writer.flush();
   }
 
   /** Tokens (prompt + completion) the tenant spent on `today`, and from `since` to `today`. */
   async spent(tenantId: string, since: string, today: string): Promise<RecentSpend> {
+    await this.written(tenantId);
     const result = await this.database.query(this.sql.spent, [today, tenantId, since, today]);
     const row = result.records[0] as { today: unknown; period: unknown } | undefined;
     return { today: Number(row?.today ?? 0), since: Number(row?.period ?? 0) };
@@ -119,6 +178,7 @@ export class UsageLedger {
     group: UsageGroup,
     limit: number,
   ): Promise<Array<{ name: string } & UsageSums>> {
+    await this.written(tenantId);
     const result = await this.database.query(this.sql[group], [tenantId, from, to, limit]);
     return (result.records as SumRow[]).map((row) => {
       const prompt = count(row.prompt_tokens);
@@ -132,5 +192,26 @@ export class UsageLedger {
         runs: count(row.runs),
       };
     });
+  }
+
+  /** Writes what this process holds for the tenant before it is read. */
+  private async written(tenantId: string): Promise<void> {
+    if (this.unwritten.has(tenantId)) await this.writer.flush();
+  }
+
+  private async write(batch: UsageEntry[]): Promise<void> {
+    const params = batch.flatMap((entry) => [
+      entry.tenantId,
+      entry.day,
+      entry.agent,
+      entry.model,
+      entry.promptTokens ?? 0,
+      entry.completionTokens ?? 0,
+      entry.calls ?? 0,
+      entry.runs ?? 0,
+    ]);
+    await this.database.query(addStatement(this.dialect, batch.length), params);
+    // Everything added before this write is written: no tenant has increments waiting.
+    if (this.writer.size === 0) this.unwritten.clear();
   }
 }

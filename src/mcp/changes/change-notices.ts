@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { ServerEvent } from '@modelcontextprotocol/server';
-import { StateNotifications } from '../../platform/state/state-notifications.js';
+import { type StateNotice, StateNotifications } from '../../platform/state/state-notifications.js';
 
 const CHANNEL = 'svc_mcp_changed';
 
@@ -54,15 +54,27 @@ export class ChangeNotices {
   constructor(private readonly notifications: StateNotifications) {}
 
   async announce(notice: ChangeNotice): Promise<void> {
-    const { scope, event } = notice;
-    const uri = event.kind === 'resource_updated' ? event.uri : null;
-    if (uri !== null && uri.length > MAX_URI_LENGTH) return;
-    const payload = JSON.stringify([scope.tenantId, scope.toolset ?? null, event.kind, uri]);
+    const note = this.noticeOf(notice);
+    if (!note) return;
     try {
-      await this.notifications.notify(CHANNEL, payload);
+      await this.notifications.notify(note.channel, note.payload);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not announce an MCP change');
     }
+  }
+
+  /**
+   * The notification that announces `notice`, for a statement that writes the change to send
+   * itself; null when it is not announced (a URI too long for a notification).
+   */
+  noticeOf(notice: ChangeNotice): StateNotice | null {
+    const { scope, event } = notice;
+    const uri = event.kind === 'resource_updated' ? event.uri : null;
+    if (uri !== null && uri.length > MAX_URI_LENGTH) return null;
+    return {
+      channel: CHANNEL,
+      payload: JSON.stringify([scope.tenantId, scope.toolset ?? null, event.kind, uri]),
+    };
   }
 
   subscribe(handler: (notice: ChangeNotice) => void): () => void {

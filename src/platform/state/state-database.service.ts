@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { DataSource, QueryResult } from 'typeorm';
+import type pg from 'pg';
+import { type DataSource, QueryFailedError, QueryResult } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
 import { type DataSourceReadiness, MigratedDataSource, messageOf } from './migrated-data-source.js';
 import { runStateMigrations } from './run-migrations.js';
@@ -38,9 +39,15 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
     await this.database.connect();
   }
 
-  /** Runs one statement; rows and affected count come in the same shape on both drivers. */
+  /**
+   * Runs one statement; rows and affected count come in the same shape on both drivers. On
+   * PostgreSQL it goes to the pool TypeORM opened, as a QueryRunner would send it (a client
+   * taken for the statement, a failure thrown as QueryFailedError), without building one.
+   */
   query(sql: string, params: unknown[] = []): Promise<QueryResult> {
     return this.use(async (source) => {
+      const pool = this.backend === 'postgres' ? poolOf(source) : undefined;
+      if (pool) return queryPool(pool, sql, params);
       const runner = source.createQueryRunner();
       try {
         return await runner.query(sql, params, true);
@@ -80,5 +87,40 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
         );
       }
     });
+  }
+}
+
+/** The node-postgres pool of a connected PostgreSQL DataSource (TypeORM's driver `master`). */
+function poolOf(source: DataSource): pg.Pool | undefined {
+  const master = (source.driver as unknown as { master?: pg.Pool }).master;
+  return typeof master?.connect === 'function' ? master : undefined;
+}
+
+/**
+ * One statement on a client of `pool`, answered as PostgresQueryRunner answers it (`records`
+ * the rows, `affected` the row count). A client whose connection fails while it is out is
+ * released with the error, so the pool drops it (a checked-out client's error would otherwise
+ * have no listener).
+ */
+async function queryPool(pool: pg.Pool, sql: string, params: unknown[]): Promise<QueryResult> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken = error;
+  };
+  client.on('error', onError);
+  try {
+    const raw = await client.query(sql, params);
+    const result = new QueryResult();
+    result.records = raw.rows;
+    if (raw.rowCount !== null) result.affected = raw.rowCount;
+    result.raw =
+      raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
+    return result;
+  } catch (error) {
+    throw new QueryFailedError(sql, params, error as Error);
+  } finally {
+    client.removeListener('error', onError);
+    client.release(broken);
   }
 }

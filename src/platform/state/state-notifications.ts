@@ -8,6 +8,16 @@ import { StateDatabase } from './state-database.service.js';
 
 export type NotificationHandler = (payload: string) => void;
 
+/**
+ * A notification to send: on PostgreSQL a statement that writes what it announces can send it
+ * itself (`SELECT pg_notify(...)` inside it), so it commits with the write and costs no round
+ * trip of its own; see StateNotifications.sent for the other backend.
+ */
+export interface StateNotice {
+  channel: string;
+  payload: string;
+}
+
 const RECONNECT_MIN_MS = 250;
 const RECONNECT_MAX_MS = 10_000;
 
@@ -72,6 +82,17 @@ export class StateNotifications implements OnApplicationShutdown {
       return;
     }
     localBus(this.state.sqlitePath).emit('notification', channel, payload);
+  }
+
+  /**
+   * `notices` were sent by a statement that wrote what they announce (PostgreSQL's pg_notify in
+   * it): on sqlite, which has no such statement, they are delivered in this process now.
+   */
+  sent(notices: readonly StateNotice[]): void {
+    if (this.shared) return;
+    for (const { channel, payload } of notices) {
+      localBus(this.state.sqlitePath).emit('notification', channel, payload);
+    }
   }
 
   /** Whether notifications reach other replicas (PostgreSQL) or only this process (sqlite). */

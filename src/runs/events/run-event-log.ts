@@ -8,12 +8,24 @@ import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig, RunEventsConfig } from '../../platform/config/gateway-config.js';
 import { ServingSignal } from '../../platform/http/serving-signal.js';
 import { RetentionSweep } from '../../platform/state/retention-sweep.js';
+import type { StateNotice } from '../../platform/state/state-notifications.js';
+import type { NewRunEvent } from './run-event.js';
 import { RunEventFeed } from './run-event-feed.js';
 import { RunEventStore } from './run-event.store.js';
 import { RunJournal } from './run-journal.js';
 
 /** How many runs' logs one sweep deletes at most. */
 const PRUNE_RUNS = 500;
+
+/**
+ * What a batch of a run's events announces besides itself (a notice to other replicas), sent by
+ * the statement that writes the batch; null: nothing.
+ */
+export type RunEventAnnouncer = (
+  tenantId: string,
+  runId: string,
+  events: readonly NewRunEvent[],
+) => StateNotice | null;
 
 /**
  * The run event log of this process: a journal for each execution of a run (RunLifecycle opens
@@ -26,6 +38,7 @@ export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdow
   private readonly logger = new Logger(RunEventLog.name);
   private readonly config: RunEventsConfig;
   private readonly sweeper: RetentionSweep;
+  private readonly announcers = new Set<RunEventAnnouncer>();
 
   constructor(
     private readonly store: RunEventStore,
@@ -47,12 +60,39 @@ export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdow
       tenantId,
       runId,
       async (events) => {
-        const written = await this.store.append(tenantId, runId, events);
+        const written = await this.store.append(
+          tenantId,
+          runId,
+          events,
+          this.noticesOf(tenantId, runId, events),
+        );
         this.feed.published(tenantId, runId, written);
         return written;
       },
       { maxEvents: this.config.maxPerRun, deltas, logger: this.logger },
     );
+  }
+
+  /**
+   * Every batch of run events written from now on is offered to `announcer`, whose notice goes
+   * out with the batch (in its statement on PostgreSQL). Returns the unsubscribe function.
+   */
+  announceWith(announcer: RunEventAnnouncer): () => void {
+    this.announcers.add(announcer);
+    return () => this.announcers.delete(announcer);
+  }
+
+  private noticesOf(tenantId: string, runId: string, events: NewRunEvent[]): StateNotice[] {
+    const notices: StateNotice[] = [];
+    for (const announcer of this.announcers) {
+      try {
+        const notice = announcer(tenantId, runId, events);
+        if (notice) notices.push(notice);
+      } catch (error) {
+        this.logger.warn(`a run event announcer failed: ${String(error)}`);
+      }
+    }
+    return notices;
   }
 
   onApplicationBootstrap(): void {

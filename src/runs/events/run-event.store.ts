@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { type SqlDialect, sqlDialect } from '../../platform/state/sql-dialect.js';
 import { StateDatabase } from '../../platform/state/state-database.service.js';
-import { StateNotifications } from '../../platform/state/state-notifications.js';
+import { type StateNotice, StateNotifications } from '../../platform/state/state-notifications.js';
 import type { NewRunEvent, RunEvent, RunEventData, RunEventType } from './run-event.js';
 
 /** The channel a PostgreSQL append notifies: `[tenant, run, last id]` as JSON. */
@@ -42,7 +42,8 @@ function isDuplicateKey(error: unknown): boolean {
  * they were committed and a reader that remembers the last id it saw misses nothing; two
  * writers of one run (an owner that lost its lease, and the one that took over) cannot both
  * take an id, and the loser tries again. On PostgreSQL the same statement notifies
- * RUN_EVENTS_CHANNEL, so other replicas' streams wake without polling.
+ * RUN_EVENTS_CHANNEL, so other replicas' streams wake without polling, and sends the other
+ * notices the append announces (an MCP document update of the run): no round trip of their own.
  */
 @Injectable()
 export class RunEventStore {
@@ -57,20 +58,28 @@ export class RunEventStore {
     this.postgres = database.backend === 'postgres';
   }
 
-  /** Writes `events` (at most MAX_APPEND_BATCH) after the run's last event; answers them numbered. */
-  async append(tenantId: string, runId: string, events: NewRunEvent[]): Promise<RunEvent[]> {
+  /**
+   * Writes `events` (at most MAX_APPEND_BATCH) after the run's last event; answers them numbered.
+   * `notices` go out with them, once they are written.
+   */
+  async append(
+    tenantId: string,
+    runId: string,
+    events: NewRunEvent[],
+    notices: readonly StateNotice[] = [],
+  ): Promise<RunEvent[]> {
     if (events.length === 0) return [];
-    const { text, params } = this.appendStatement(tenantId, runId, events);
+    const { text, params } = this.appendStatement(tenantId, runId, events, notices);
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.database.query(text, params);
         const first = Math.min(...(result.records as Row[]).map((row) => Number(row.seq)));
         if (!this.postgres) {
           const last = first + events.length - 1;
-          void this.notifications.notify(
-            RUN_EVENTS_CHANNEL,
-            JSON.stringify([tenantId, runId, last]),
-          );
+          this.notifications.sent([
+            { channel: RUN_EVENTS_CHANNEL, payload: JSON.stringify([tenantId, runId, last]) },
+            ...notices,
+          ]);
         }
         return events.map((event, i) => ({
           id: first + i,
@@ -135,7 +144,12 @@ export class RunEventStore {
    * The append statement. Parameters are bound in order of appearance (sqlite's `?` cannot be
    * reused), so every placeholder is made where it appears in the text.
    */
-  private appendStatement(tenantId: string, runId: string, events: NewRunEvent[]) {
+  private appendStatement(
+    tenantId: string,
+    runId: string,
+    events: NewRunEvent[],
+    notices: readonly StateNotice[],
+  ) {
     const params: unknown[] = [];
     const p = (value: unknown) => {
       params.push(value);
@@ -156,11 +170,17 @@ export class RunEventStore {
     text += `) AS v
       RETURNING seq`;
     if (!this.postgres) return { text, params };
-    // One round trip: the append and its notification commit together.
+    // One round trip: the append and its notifications commit together.
+    const others = notices
+      .map(
+        (notice, i) =>
+          `, pg_notify(CAST(${p(notice.channel)} AS TEXT), CAST(${p(notice.payload)} AS TEXT)) AS also${i}`,
+      )
+      .join('');
     text = `WITH ins AS (${text}),
       note AS (SELECT pg_notify('${RUN_EVENTS_CHANNEL}',
                  json_build_array(CAST(${p(tenantId)} AS TEXT), CAST(${p(runId)} AS TEXT),
-                                  MAX(seq))::text) AS sent
+                                  MAX(seq))::text) AS sent${others}
                  FROM ins)
       SELECT ins.seq FROM ins CROSS JOIN note`;
     return { text, params };

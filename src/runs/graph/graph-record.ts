@@ -5,8 +5,10 @@ import type { ApprovalDecision, GraphRunState } from './graph-run-state.js';
 import {
   RUN_FORMAT,
   type RunFinishReason,
+  type RunOrigin,
   type RunRecord,
   type RunStatus,
+  runMarks,
 } from '../record/run-record.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { supervisorPrompt } from './engines/supervisor.engine.js';
@@ -25,6 +27,10 @@ export interface GraphRunInput {
   deltas?: boolean;
   /** See RunRequest.onRecorded. */
   onRecorded?: (run: RunRecord) => void;
+  /** See RunRequest.origin. */
+  origin?: RunOrigin;
+  /** The run was started with a webhook (StoredRun.webhook). */
+  webhook?: boolean;
 }
 
 export const now = () => new Date().toISOString();
@@ -85,6 +91,7 @@ export function newGraphRecord(
     ...(ids.spanId !== undefined ? { span_id: ids.spanId } : {}),
     ...(input.metadata ? { metadata: input.metadata } : {}),
     ...(input.actor !== undefined ? { actor: input.actor } : {}),
+    ...runMarks(input.origin, input.webhook === true),
     started_at: now(),
     ended_at: null,
     paused: false,

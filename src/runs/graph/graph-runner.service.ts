@@ -84,7 +84,7 @@ export class GraphRunner {
       });
       if (input.deltas) record.deltas = true;
       const version = await this.records.put(record, 0);
-      await this.spending.started(record, input.model);
+      this.spending.started(record, input.model);
       this.lifecycle.started(record, { topology: agent.spec.topology });
       input.onRecorded?.(runView(record));
       return this.advance({ run: record, version }, lease.signal, input.actor);

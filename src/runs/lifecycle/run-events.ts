@@ -1,18 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
-import type { RunRecord } from '../record/run-record.js';
+import type { RunMarks, RunRecord } from '../record/run-record.js';
 
 /**
  * Something that follows runs as they happen in this process (the studio, metrics). Called
- * synchronously with the run's record, which it must not change; what it throws is logged and
- * dropped, so observing can never change or fail a run.
+ * synchronously with the run's record and its marks (where it comes from, whether it has a
+ * webhook), which it must not change; what it throws is logged and dropped, so observing can
+ * never change or fail a run.
  */
 export interface RunObserver {
   /** A run started here, or this process took over (or resumed after a decision) a graph run. */
-  runStarted?(record: Readonly<RunRecord>): void;
+  runStarted?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /** The run moved on: a turn or a step finished. */
-  runProgressed?(record: Readonly<RunRecord>): void;
+  runProgressed?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /** The run stopped here: `completed`, `failed`, `denied`, or `paused` for a decision. */
-  runSettled?(record: Readonly<RunRecord>): void;
+  runSettled?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /**
    * Resolves once what the observer was told so far is recorded where every replica reads it
    * (an observer that writes in the background); bounded, and never rejects the run.
@@ -32,16 +33,16 @@ export class RunEvents {
     return () => this.observers.delete(observer);
   }
 
-  started(record: RunRecord): void {
-    this.emit('runStarted', record);
+  started(record: RunRecord, marks: RunMarks = {}): void {
+    this.emit('runStarted', record, marks);
   }
 
-  progressed(record: RunRecord): void {
-    this.emit('runProgressed', record);
+  progressed(record: RunRecord, marks: RunMarks = {}): void {
+    this.emit('runProgressed', record, marks);
   }
 
-  settled(record: RunRecord): void {
-    this.emit('runSettled', record);
+  settled(record: RunRecord, marks: RunMarks = {}): void {
+    this.emit('runSettled', record, marks);
   }
 
   /** Waits for every observer's flush; what one throws is logged and dropped. */
@@ -60,10 +61,14 @@ export class RunEvents {
     await Promise.all(flushes);
   }
 
-  private emit(event: Exclude<keyof RunObserver, 'flush'>, record: RunRecord): void {
+  private emit(
+    event: Exclude<keyof RunObserver, 'flush'>,
+    record: RunRecord,
+    marks: RunMarks,
+  ): void {
     for (const observer of this.observers) {
       try {
-        observer[event]?.(record);
+        observer[event]?.(record, marks);
       } catch (error) {
         this.logger.warn(`a run observer failed on ${event}: ${String(error)}`);
       }

@@ -5,7 +5,7 @@ import type { JsonValue } from '../../platform/state/state-store.js';
 import { Metrics } from '../../platform/telemetry/metrics.service.js';
 import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
 import { linkTo } from '../../platform/telemetry/tracing.service.js';
-import type { RunStatus, StoredRun } from '../record/run-record.js';
+import type { RunMarks, RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunEventLog } from '../events/run-event-log.js';
 import type { RunEventData, RunEventType } from '../events/run-event.js';
@@ -22,6 +22,12 @@ const journal = () => RunJournal.current();
 
 /** A record as event data (it is JSON already). */
 const asData = (record: object) => record as unknown as JsonValue;
+
+/** What observers learn of a run besides its API shape. */
+const marksOf = (run: StoredRun): RunMarks => ({
+  ...(run.origin !== undefined ? { origin: run.origin } : {}),
+  ...(run.webhook ? { webhook: true } : {}),
+});
 
 /**
  * The problem type of a run that stopped on this replica unfinished (observers see it settle
@@ -97,7 +103,7 @@ export class RunLifecycle {
   /** A new run was recorded and starts executing here. */
   started(run: StoredRun, details: { [key: string]: JsonValue }): void {
     const view = runView(run);
-    this.events.started(view);
+    this.events.started(view, marksOf(run));
     journal()?.emit('run.started', { run: asData(view) });
     this.audit.record({
       kind: 'run.started',
@@ -115,7 +121,7 @@ export class RunLifecycle {
   /** This process continues a stored run: one whose owner stopped, or one after a decision. */
   resumed(run: StoredRun, how: RunResumption, takeovers?: number): void {
     const view = runView(run);
-    this.events.started(view);
+    this.events.started(view, marksOf(run));
     journal()?.emit(how === 'takeover' ? 'run.taken_over' : 'run.resumed', {
       ...(takeovers !== undefined ? { takeovers } : {}),
       run: asData(view),
@@ -131,16 +137,17 @@ export class RunLifecycle {
 
   /** The run moved on: a turn or a step finished. */
   progressed(run: StoredRun): void {
-    this.events.progressed(runView(run));
+    this.events.progressed(runView(run), marksOf(run));
     journal()?.emit('run.progressed', { turns: run.turns, tool_calls: run.tool_calls });
   }
 
   /** The run's settled state is recorded: completed, failed, denied, or paused for a decision. */
   settled(run: StoredRun, actor?: string): void {
     const view = runView(run);
-    this.events.settled(view);
+    const marks = marksOf(run);
+    this.events.settled(view, marks);
     journal()?.emit(run.status === 'paused' ? 'run.paused' : 'run.settled', { run: asData(view) });
-    this.webhooks.settled(view);
+    this.webhooks.settled(view, marks);
     const kind = SETTLED_KINDS[run.status];
     if (!kind) return;
     this.audit.record({
@@ -181,16 +188,19 @@ export class RunLifecycle {
    * checkpoint), but observers must not see it running here forever.
    */
   stoppedHere(run: StoredRun, why: string): void {
-    this.events.settled({
-      ...runView(run),
-      status: 'failed',
-      finish_reason: 'error',
-      error: {
-        status: 503,
-        type: RUN_STOPPED_HERE,
-        detail: `stopped on this replica (${why}); the run continues from its checkpoint`,
+    this.events.settled(
+      {
+        ...runView(run),
+        status: 'failed',
+        finish_reason: 'error',
+        error: {
+          status: 503,
+          type: RUN_STOPPED_HERE,
+          detail: `stopped on this replica (${why}); the run continues from its checkpoint`,
+        },
+        ended_at: new Date().toISOString(),
       },
-      ended_at: new Date().toISOString(),
-    });
+      marksOf(run),
+    );
   }
 }

@@ -11,18 +11,22 @@ import type { StoredRun } from '../record/run-record.js';
 export interface SpendMeter {
   /**
    * A call asking for `model` (undefined: the default model) answered, having used `usage`.
-   * Resolves once the spend is in the ledger, before the answer is acted on.
+   * Resolves once the spend is in the ledger (or, while the backend is away, held to be written
+   * when it is back), before the answer is acted on.
    */
   spent(model: string | undefined, usage: ChatUsage): Promise<void>;
 }
 
 /**
  * What runs spend, for the tenant's usage and budgets. Every model call's tokens go into the
- * usage ledger as the call answers (one upsert, awaited before the answer is checkpointed or
- * used), then into the run record's `usage`, which the run's next write keeps. So the ledger
- * never misses a call whose answer a run went on with, and never counts a call twice: a
- * takeover repeats only calls whose answers were not checkpointed, which the provider served
- * (and billed) twice. A run counts once, when its first record is written.
+ * usage ledger as the call answers (written before the answer is checkpointed or used; the
+ * calls of runs answered in the same moment share one statement), then into the run record's
+ * `usage`, which the run's next write keeps. So the ledger never misses a call whose answer a
+ * run went on with, and never counts a call twice: a takeover repeats only calls whose answers
+ * were not checkpointed, which the provider served (and billed) twice. A run counts once, when
+ * its first record is written: the count waits in the ledger's buffer and goes with the run's
+ * first model call (or within the ledger's gathering window), so a crash in between loses it
+ * (docs/decisions.md).
  */
 @Injectable()
 export class RunSpending {
@@ -36,8 +40,8 @@ export class RunSpending {
   }
 
   /** A new run was recorded (its first write): one run of its tenant, agent and model today. */
-  async started(run: Pick<StoredRun, 'tenant_id' | 'agent'>, model?: string): Promise<void> {
-    await this.ledger.add({
+  started(run: Pick<StoredRun, 'tenant_id' | 'agent'>, model?: string): void {
+    this.ledger.add({
       tenantId: run.tenant_id,
       day: utcDay(new Date()),
       agent: run.agent,
@@ -51,7 +55,7 @@ export class RunSpending {
     return {
       spent: async (requested, usage) => {
         const model = requestedModel(requested, this.provider);
-        await this.ledger.add({
+        await this.ledger.record({
           tenantId: run.tenant_id,
           day: utcDay(new Date()),
           agent: run.agent,

@@ -19,8 +19,8 @@ import { stoppedReason } from '../lifecycle/run-stop.js';
 import { AgentLoop, type LoopFinish } from '../loop/agent-loop.service.js';
 import { ToolCallBudget } from '../loop/tool-call-budget.js';
 import { runError } from '../record/run-error.js';
-import type { PlainCheckpoint, StoredRun } from '../record/run-record.js';
-import { RUN_FORMAT } from '../record/run-record.js';
+import type { PlainCheckpoint, RunMarks, StoredRun } from '../record/run-record.js';
+import { RUN_FORMAT, runMarks } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js';
 import type { RunRequest } from '../run-request.js';
@@ -92,9 +92,16 @@ export class PlainRunner {
 
   /**
    * Records a new run and executes it. `at` is the version its record has: 0 (none yet), or
-   * that of a `queued` record left by an owner that died while the run waited for its session.
+   * that of a `queued` record left by an owner that died while the run waited for its session
+   * (whose marks it keeps: `marks`).
    */
-  start(request: RunRequest, runId: string, lease: RunLease, at = 0): Promise<StoredRun> {
+  start(
+    request: RunRequest,
+    runId: string,
+    lease: RunLease,
+    at = 0,
+    marks: RunMarks = runMarks(request.origin, request.webhook !== undefined),
+  ): Promise<StoredRun> {
     const sessionId = request.sessionId ?? randomUUID();
     let version = at;
     const first = {
@@ -121,6 +128,7 @@ export class PlainRunner {
           ...(trace.spanId !== undefined ? { span_id: trace.spanId } : {}),
           ...(request.metadata ? { metadata: request.metadata } : {}),
           ...(request.actor !== undefined ? { actor: request.actor } : {}),
+          ...marks,
           started_at: now(),
           ended_at: null,
           loop: {
@@ -136,7 +144,7 @@ export class PlainRunner {
         const record = async (run: PlainRun) => {
           const first = version === 0;
           version = await this.records.put(run, version);
-          if (first) await this.spending.started(run, request.model);
+          if (first) this.spending.started(run, request.model);
         };
         // The session is busy with another run: this one is recorded `queued` while it waits.
         const queued = async () => {
@@ -202,7 +210,10 @@ export class PlainRunner {
       ...(run.actor !== undefined ? { actor: run.actor } : {}),
       ...(run.deltas ? { deltas: true } : {}),
     };
-    return this.start(request, run.run_id, lease, stored.version);
+    return this.start(request, run.run_id, lease, stored.version, {
+      ...(run.origin !== undefined ? { origin: run.origin } : {}),
+      ...(run.webhook ? { webhook: true } : {}),
+    });
   }
 
   /** Goes on with a stored run whose owner stopped (its lease expired, or a retry claimed it). */

@@ -22,6 +22,6 @@ export function readStoredRun(value: JsonValue): StoredRun {
 
 /** What the API shows of a stored run: everything but the format and the execution state. */
 export function runView(stored: StoredRun): RunRecord {
-  const { format, loop, actor, span_id, deltas, ...view } = stored;
+  const { format, loop, actor, span_id, deltas, origin, webhook, ...view } = stored;
   return view;
 }

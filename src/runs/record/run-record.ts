@@ -91,6 +91,33 @@ export interface StoredRun extends RunRecord {
   span_id?: string;
   /** The run streams the model's answer into its event log (a streamed or background run). */
   deltas?: boolean;
+  /**
+   * The run is a task of another wire, which keeps its own record of it: `a2a` (started by an
+   * A2A SendMessage) has a row in the A2A task index that follows its status, and may be given
+   * a push configuration (its webhook) while it runs. Runs without it touch neither.
+   */
+  origin?: RunOrigin;
+  /** The run was started with a webhook: its settling marks the webhook due. */
+  webhook?: true;
+}
+
+/** See StoredRun.origin. */
+export type RunOrigin = 'a2a';
+
+/** What a run carries from its start to every replica that continues it (see StoredRun). */
+export type RunMarks = Pick<StoredRun, 'origin' | 'webhook'>;
+
+/** The marks of a run to record, from its origin and whether it has a webhook. */
+export function runMarks(origin: RunOrigin | undefined, webhook: boolean): RunMarks {
+  return { ...(origin !== undefined ? { origin } : {}), ...(webhook ? { webhook: true } : {}) };
+}
+
+/**
+ * Whether the run may have a webhook to deliver when it settles: it was started with one, or
+ * it is an A2A task (whose push configuration can be set at any time).
+ */
+export function mayHaveWebhook(run: RunMarks): boolean {
+  return run.webhook === true || run.origin === 'a2a';
 }
 
 export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([

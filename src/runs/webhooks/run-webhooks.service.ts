@@ -13,7 +13,12 @@ import { TenantEgress } from '../../platform/http/tenant-egress.js';
 import { OutageLog } from '../../platform/logging/outage-log.js';
 import { DeploymentMark } from '../../platform/state/deployment-mark.js';
 import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
-import { type RunRecord, TERMINAL_STATUSES } from '../record/run-record.js';
+import {
+  type RunMarks,
+  type RunRecord,
+  TERMINAL_STATUSES,
+  mayHaveWebhook,
+} from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import {
@@ -57,6 +62,8 @@ export function webhookUrlRefusal(url: string): string | undefined {
 
 /** Rows one replica delivers at once. */
 const MAX_IN_FLIGHT = 16;
+/** Runs without a webhook mark whose webhook was set here while they ran, remembered at most. */
+const MAX_CONFIGURED_HERE = 10_000;
 /**
  * A waiting row is looked at this often: the settled run marks it due at once, this only covers
  * a process that died between recording the settled run and marking its webhook.
@@ -67,7 +74,11 @@ export const WAITING_CHECK_MS = 60_000;
  * Run webhooks (`"webhook": URL` on POST /v1/agent/run): the settled run, signed (Standard
  * Webhooks, SVC_RUN_WEBHOOK_SECRET), POSTed once to the URL through a durable outbox with
  * retries. The row is written when the run is claimed, before it executes, and is due when the
- * run settles (completed, failed, denied, cancelled; a pause is not an end). Every serving
+ * run settles (completed, failed, denied, cancelled; a pause is not an end). Only a run that
+ * may have one is looked up when it settles: one started with a webhook or as an A2A task (its
+ * record carries the mark to whichever replica settles it), or one whose webhook was set on this
+ * replica while it ran; any other run costs the outbox nothing (a webhook set on another replica
+ * for a run without a mark is found by the waiting check, WAITING_CHECK_MS). Every serving
  * replica polls for due rows and claims each with a lease (`webhook:<run>`), so one delivers it;
  * the URL obeys the tenant egress policy (the one HTTP tools obey) when it is given and on every
  * connection.
@@ -82,6 +93,8 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
   private readonly retryBaseMs: number;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly formats = new Map<WebhookFormat, WebhookFormatter>();
+  /** Runs whose webhook was set here while they ran (`configure`), oldest first. */
+  private readonly configuredHere = new Set<string>();
   private timer?: NodeJS.Timeout;
   private stopped = false;
   /** Deliveries start once this process serves (a one-shot `svc run` leaves them to a server). */
@@ -130,7 +143,14 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
    * Sets the webhook of a run that has not settled (A2A's push configuration of a task); false
    * when the run's webhook was already delivered or failed.
    */
-  configure(tenantId: string, runId: string, target: WebhookTarget): Promise<boolean> {
+  async configure(tenantId: string, runId: string, target: WebhookTarget): Promise<boolean> {
+    const key = `${tenantId}\u0000${runId}`;
+    this.configuredHere.delete(key);
+    if (this.configuredHere.size >= MAX_CONFIGURED_HERE) {
+      const oldest = this.configuredHere.values().next();
+      if (!oldest.done) this.configuredHere.delete(oldest.value);
+    }
+    this.configuredHere.add(key);
     return this.store.configure(tenantId, runId, target, WAITING_CHECK_MS);
   }
 
@@ -152,8 +172,19 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
     this.formats.set(format, build);
   }
 
-  /** The run's record says it settled: its webhook, if any, is delivered now. Never throws. */
-  settled(run: RunRecord): void {
+  /**
+   * The run's record says it settled: its webhook, if it may have one (`marks`, or one set here
+   * while it ran), is delivered now. Never throws.
+   */
+  settled(run: RunRecord, marks: RunMarks): void {
+    if (!TERMINAL_STATUSES.has(run.status)) return;
+    const key = `${run.tenant_id}\u0000${run.run_id}`;
+    const configured = this.configuredHere.delete(key);
+    if (configured || mayHaveWebhook(marks)) this.due(run);
+  }
+
+  /** The run has settled and has a webhook (or may have): it is delivered now. Never throws. */
+  due(run: RunRecord): void {
     if (!TERMINAL_STATUSES.has(run.status)) return;
     this.store
       .markDue(run.tenant_id, run.run_id)

@@ -1,0 +1,35 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ConfigService } from '@nestjs/config';
+import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import type { ServingSignal } from '../platform/http/serving-signal.js';
+import { RunEvents } from '../runs/lifecycle/run-events.js';
+import type { RunRecord } from '../runs/record/run-record.js';
+import type { A2ATaskIndex } from './task-index.js';
+import { A2ATaskUpkeep } from './task-upkeep.js';
+
+describe('A2ATaskUpkeep', () => {
+  it('keeps the index row of an A2A task in step, and costs any other run nothing', async () => {
+    const followed: string[] = [];
+    const index = {
+      follow: (run: RunRecord) => {
+        followed.push(`${run.run_id} ${run.status}`);
+        return Promise.resolve();
+      },
+    } as unknown as A2ATaskIndex;
+    const config = {
+      get: () => ({ retentionMs: 60_000 }),
+    } as unknown as ConfigService<GatewayConfig, true>;
+    const events = new RunEvents();
+    const upkeep = new A2ATaskUpkeep(index, events, {} as ServingSignal, config);
+    upkeep.onModuleInit();
+    const run = (runId: string, status: RunRecord['status']) =>
+      ({ run_id: runId, tenant_id: 'acme', status }) as RunRecord;
+    events.started(run('rest', 'running'), {});
+    events.started(run('task', 'running'), { origin: 'a2a' });
+    events.settled(run('rest', 'completed'), { webhook: true });
+    events.settled(run('task', 'completed'), { origin: 'a2a' });
+    await Promise.resolve();
+    expect(followed).toEqual(['task running', 'task completed']);
+    upkeep.onModuleDestroy();
+  });
+});
