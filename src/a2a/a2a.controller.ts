@@ -1,6 +1,6 @@
 import { All, Controller, Get, NotFoundException, Param, Post, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiBody, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam } from '../platform/openapi/api-decorators.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
