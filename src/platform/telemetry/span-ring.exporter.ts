@@ -7,13 +7,12 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
  * keeps every span). Meant for debugging and tests, not as a trace store.
  */
 export class SpanRing implements SpanExporter {
-  private readonly slots: Array<ReadableSpan | undefined>;
+  /** Grows with the spans kept, up to `capacity`; then the oldest slot is reused. */
+  private readonly slots: ReadableSpan[] = [];
   private next = 0;
   private size = 0;
 
-  constructor(readonly capacity = 2000) {
-    this.slots = new Array<ReadableSpan | undefined>(capacity);
-  }
+  constructor(readonly capacity = 2000) {}
 
   export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
     for (const span of spans) {

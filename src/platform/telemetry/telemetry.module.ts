@@ -10,6 +10,7 @@ import { HttpTelemetryMiddleware } from './http-telemetry.middleware.js';
 import { KeptSpans } from './kept-spans.js';
 import { MetricsController, PublicMetricsController } from './metrics.controller.js';
 import { Metrics } from './metrics.service.js';
+import { OTLP_EXPORTERS, loadOtlpExporters } from './otlp-loader.js';
 import { Tracing } from './tracing.service.js';
 
 /**
@@ -29,7 +30,13 @@ export class TelemetryModule implements NestModule {
       controllers: config.metrics.prometheus
         ? [config.metricsPublic ? PublicMetricsController : MetricsController]
         : [],
-      providers: [Tracing, Metrics, KeptSpans],
+      providers: [
+        // Imported only when spans or metrics go to a collector (otlp-loader.ts).
+        { provide: OTLP_EXPORTERS, useFactory: () => loadOtlpExporters(config) },
+        Tracing,
+        Metrics,
+        KeptSpans,
+      ],
       exports: [Tracing, Metrics, KeptSpans],
     };
   }
