@@ -5,6 +5,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { answerNodeRefusals, missingHost } from '../platform/http/node-refusals.js';
+import { importInTurn } from '../platform/lazy/lazy-module.js';
 import { ApiDescription } from '../platform/openapi/api-description.js';
 import { AppModule, type AppOptions } from './app.module.js';
 
@@ -39,7 +40,9 @@ export async function createAppFromModule(root: DynamicModule): Promise<NestExpr
   // Every module is mounted now: GET /openapi.json describes these routes (built on first use,
   // when the generator and @nestjs/swagger are loaded).
   app.get(ApiDescription).describeWith(async () => {
-    const { buildApiDocument } = await import('../platform/openapi/build-api-document.js');
+    const { buildApiDocument } = await importInTurn(
+      () => import('../platform/openapi/build-api-document.js'),
+    );
     return buildApiDocument(app);
   });
   return app;

@@ -14,7 +14,7 @@ import type { JsonValue } from '../platform/state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOL_RESPONSE_BYTES } from './tool.limits.js';
-import { answersError, isJsonObject } from './tool-answer.js';
+import { answersError, isJsonObject, readyToRead } from './tool-answer.js';
 import { type ToolReporter, parseToolStreamEvent } from './tool-stream.js';
 
 export interface HttpToolTarget {
@@ -182,7 +182,9 @@ export class HttpToolInvoker {
     const result = streamed
       ? await this.readStream(response, reporter)
       : parseResult(decodeUtf8(await this.readBody(response)));
-    // The gateway's own convention (`is_error`), or an MCP-shaped answer's `isError`.
+    // The gateway's own convention (`is_error`), or an MCP-shaped answer's `isError` (which the
+    // output-schema check also reads: both need the MCP SDK for content blocks).
+    await readyToRead(result);
     const isError = (isJsonObject(result) && result.is_error === true) || answersError(result);
     return { result, isError };
   }

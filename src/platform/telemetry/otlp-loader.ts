@@ -1,4 +1,5 @@
 import type { TelemetryConfig } from '../config/gateway-config.js';
+import { importInTurn } from '../lazy/lazy-module.js';
 
 /** The OTLP/HTTP exporters module (./otlp-exporters.js), once loaded. */
 export type OtlpExporters = typeof import('./otlp-exporters.js');
@@ -13,7 +14,7 @@ export const OTLP_EXPORTERS = Symbol('OtlpExporters');
  */
 export async function loadOtlpExporters(telemetry: TelemetryConfig): Promise<OtlpExporters | null> {
   const wanted = telemetry.traces.otlp !== undefined || telemetry.metrics.otlp !== undefined;
-  return wanted ? import('./otlp-exporters.js') : null;
+  return wanted ? importInTurn(() => import('./otlp-exporters.js')) : null;
 }
 
 /** The exporters a configuration that uses them was given, or an error naming what is missing. */

@@ -9,6 +9,7 @@ import {
   getStringFromEnv,
   getStringListFromEnv,
 } from '@opentelemetry/core';
+import { importInTurn } from '../lazy/lazy-module.js';
 
 let started: Promise<void> | undefined;
 
@@ -52,7 +53,7 @@ function setUp(): Promise<void> {
 }
 
 async function startNodeSdk(): Promise<void> {
-  const { NodeSDK } = await import('@opentelemetry/sdk-node');
+  const { NodeSDK } = await importInTurn(() => import('@opentelemetry/sdk-node'));
   new NodeSDK({
     autoDetectResources: false,
     instrumentations: [],
