@@ -187,15 +187,22 @@ export class SchemaValidator {
     }
   }
 
-  /** Compiles a schema (uncached; for the built-ins at startup). Throws for an unusable one. */
+  /**
+   * The validator of a schema of the gateway's own (uncached; for the built-ins, registered at
+   * startup). Throws now for an unusable one; ajv compiles it on its first use, so a start does
+   * not pay for the built-in tools' compilations (a fresh ajv instance each).
+   */
   compile(schema: JsonSchemaObject): ArgumentsValidator {
     const prepared = prepare(schema, 'parameters');
     if (!prepared.ok) {
       const reasons = prepared.errors.map(({ path, message }) => `${path} ${message}`);
       throw new Error(`unusable tool schema: ${reasons.join('; ')}`);
     }
-    const contract = this.contract(prepared, true);
-    return (value) => contract.validate(value);
+    let contract: CompiledContract | undefined;
+    return (value) => {
+      contract ??= this.contract(prepared, true);
+      return contract.validate(value);
+    };
   }
 
   /**

@@ -25,7 +25,7 @@ function deepFreeze<T>(value: T): T {
  * The built-in toolsets: `default` (echo, current_time, calculator) and whatever feature modules
  * register at startup (the board's `board`), so tools/ never depends on those modules. Code, not
  * state: every tenant has them without any registration, and tenants cannot replace or delete
- * them. Schemas are compiled once, at registration.
+ * them. Schemas are checked at registration and compiled once, on their first use.
  */
 @Injectable()
 export class BuiltinTools {

@@ -105,7 +105,11 @@ export class UpstreamConnections implements OnModuleDestroy {
     mark: DeploymentMark,
   ) {
     this.connectTimeoutMs = config.get('tools', { infer: true }).timeoutMs;
-    this.fetch = egressFetch(egress.dispatcher, MAX_UPSTREAM_RESPONSE_BYTES, () => mark.headers());
+    this.fetch = egressFetch(
+      () => egress.dispatcher(),
+      MAX_UPSTREAM_RESPONSE_BYTES,
+      () => mark.headers(),
+    );
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, UPSTREAM_IDLE_MS));
     this.sweeper.unref();
   }
