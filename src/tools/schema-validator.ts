@@ -187,22 +187,15 @@ export class SchemaValidator {
     }
   }
 
-  /**
-   * The validator of a schema of the gateway's own (uncached; for the built-ins, registered at
-   * startup). Throws now for an unusable one; ajv compiles it on its first use, so a start does
-   * not pay for the built-in tools' compilations (a fresh ajv instance each).
-   */
+  /** Compiles a schema of the gateway's own (uncached; for the built-ins). Throws for an unusable one. */
   compile(schema: JsonSchemaObject): ArgumentsValidator {
     const prepared = prepare(schema, 'parameters');
     if (!prepared.ok) {
       const reasons = prepared.errors.map(({ path, message }) => `${path} ${message}`);
       throw new Error(`unusable tool schema: ${reasons.join('; ')}`);
     }
-    let contract: CompiledContract | undefined;
-    return (value) => {
-      contract ??= this.contract(prepared, true);
-      return contract.validate(value);
-    };
+    const contract = this.contract(prepared, true);
+    return (value) => contract.validate(value);
   }
 
   /**
