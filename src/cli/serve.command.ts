@@ -3,6 +3,7 @@ import { Command, Option } from 'nest-commander';
 import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createGatewayApp } from '../app/create-app.js';
+import { servingHeap } from './heap-settings.js';
 import { type ServeOptions, serveConfig } from './serve-config.js';
 import { startError } from './start-failure.js';
 import { SvcCommand } from './svc-command.js';
@@ -86,6 +87,7 @@ export class ServeCommand extends SvcCommand {
     app
       .get(Logger)
       .log(`svc gateway listening on http://${config.server.host}:${config.server.port}`, 'Serve');
+    servingHeap();
     await closed;
   }
 
