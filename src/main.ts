@@ -1,13 +1,7 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
-import { CommandFactory } from 'nest-commander';
-import { PACKAGE } from './platform/config/package-info.js';
-import { reportCliError } from './cli/cli-errors.js';
-import { CliModule } from './cli/cli.module.js';
+import { startingHeap } from './cli/heap-settings.js';
 
-await CommandFactory.run(CliModule, {
-  cliName: 'svc',
-  version: PACKAGE.version,
-  logger: false,
-  serviceErrorHandler: reportCliError,
-});
+// The heap settings first, then everything else: imported only now, so it loads under them.
+startingHeap();
+const { runSvc } = await import('./cli/svc.js');
+await runSvc();

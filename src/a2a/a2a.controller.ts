@@ -1,15 +1,14 @@
 import { All, Controller, Get, NotFoundException, Param, Post, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiBody, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiParam } from '../platform/openapi/api-decorators.js';
 import type { Request, RequestHandler, Response } from 'express';
-import { jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
-import { legacyAgentCardRouter } from '@a2a-js/sdk/compat/v0_3/server/express';
 import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import { AgentSpecStore } from '../agents/agent-spec.store.js';
 import { Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { AuthenticatedRequest } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException } from '../platform/http/problem.js';
+import { LazyModule, importInTurn } from '../platform/lazy/lazy-module.js';
 import { JSON_RPC_MESSAGE } from '../platform/openapi/json-rpc.schema.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { type A2ABinding, A2ATenantError, callerOf, nameAgent, tenantOf } from './a2a-caller.js';
@@ -28,33 +27,45 @@ const AGENT_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
  * over RunTasksHandler (tasks are runs). A request without `A2A-Version` (or with 0.3) is v0.3,
  * as the protocol says: the SDK's compatibility layer answers it on both bindings and the cards
  * (a v0.3 card with `url`, `protocolVersion`, `preferredTransport`, and the v1.0 interfaces).
+ * The SDK's server transports are imported with the first A2A call (routers), the card's v0.3
+ * router with the first card.
  */
 @Controller()
 export class A2AController {
-  private readonly rpc: RequestHandler;
-  private readonly rest: RequestHandler;
+  private routers?: Promise<{ rpc: RequestHandler; rest: RequestHandler }>;
   private readonly defaultTenant?: string;
 
   constructor(
-    handler: RunTasksHandler,
+    private readonly handler: RunTasksHandler,
     private readonly push: A2APushNotifications,
     private readonly specs: AgentSpecStore,
     private readonly catalog: ToolCatalog,
     config: ConfigService<GatewayConfig, true>,
   ) {
-    const userBuilder = (binding: A2ABinding) => (req: Request) =>
-      Promise.resolve(callerOf(req, binding));
-    this.rpc = jsonRpcHandler({
-      requestHandler: handler,
-      userBuilder: userBuilder('jsonrpc'),
-      legacyCompat: { enabled: true },
-    });
-    this.rest = restHandler({
-      requestHandler: handler,
-      userBuilder: userBuilder('rest'),
-      legacyCompat: { enabled: true },
-    });
     this.defaultTenant = config.get('tenancy', { infer: true }).defaultTenant;
+  }
+
+  /** The SDK's JSON-RPC and HTTP+JSON routers over RunTasksHandler, made on first use. */
+  private binding(name: A2ABinding): Promise<RequestHandler> {
+    this.routers ??= importInTurn(() => import('@a2a-js/sdk/server/express')).then(
+      ({ jsonRpcHandler, restHandler }) => {
+        const userBuilder = (binding: A2ABinding) => (req: Request) =>
+          Promise.resolve(callerOf(req, binding));
+        return {
+          rpc: jsonRpcHandler({
+            requestHandler: this.handler,
+            userBuilder: userBuilder('jsonrpc'),
+            legacyCompat: { enabled: true },
+          }),
+          rest: restHandler({
+            requestHandler: this.handler,
+            userBuilder: userBuilder('rest'),
+            legacyCompat: { enabled: true },
+          }),
+        };
+      },
+    );
+    return this.routers.then((routers) => (name === 'jsonrpc' ? routers.rpc : routers.rest));
   }
 
   /** The gateway's own card: where its agents are, without naming a tenant or a tool. */
@@ -114,7 +125,7 @@ export class A2AController {
     @Req() req: Request & AuthenticatedRequest,
     @Res() res: Response,
   ): Promise<void> {
-    return this.delegate(this.rpc, 'jsonrpc', agent, '/', req, res);
+    return this.delegate('jsonrpc', agent, '/', req, res);
   }
 
   /** The HTTP+JSON binding: `/a2a/{agent}/rest/{tenant}/message:send`, `…/tasks/{id}`, … */
@@ -136,7 +147,7 @@ export class A2AController {
   ): Promise<void> {
     const prefix = `/a2a/${encodeURIComponent(agent)}/rest`;
     const rest = req.originalUrl.startsWith(prefix) ? req.originalUrl.slice(prefix.length) : '/';
-    return this.delegate(this.rest, 'rest', agent, rest || '/', req, res);
+    return this.delegate('rest', agent, rest || '/', req, res);
   }
 
   /**
@@ -145,8 +156,7 @@ export class A2AController {
    * path's `/{tenant}` on by assigning `req.query.tenant`: the query becomes a plain property
    * first, so the tenant arrives.
    */
-  private delegate(
-    router: RequestHandler,
+  private async delegate(
     binding: A2ABinding,
     agent: string,
     path: string,
@@ -154,6 +164,7 @@ export class A2AController {
     res: Response,
   ): Promise<void> {
     if (!AGENT_NAME.test(agent)) throw new NotFoundException(`no agent ${JSON.stringify(agent)}`);
+    const router = await this.binding(binding);
     nameAgent(req, agent);
     Object.defineProperty(req, 'query', {
       value: { ...req.query },
@@ -216,12 +227,19 @@ export class A2AController {
   }
 }
 
+/** The SDK's v0.3 card router, imported with the first card asked for. */
+const legacyCards = new LazyModule(
+  '@a2a-js/sdk/compat/v0_3/server/express',
+  () => import('@a2a-js/sdk/compat/v0_3/server/express'),
+);
+
 /**
  * Answers a card: to a v0.3 request (`A2A-Version` absent or 0.x) the SDK's v0.3 card, which
  * also carries the v1.0 interfaces; to a v1.0 one the card in the protocol's JSON (ProtoJSON:
  * `oneof` members by name), as every client reads it. Cards are per key: never cached shared.
  */
-function sendCard(req: Request, res: Response, subject: CardSubject): Promise<void> {
+async function sendCard(req: Request, res: Response, subject: CardSubject): Promise<void> {
+  const { legacyAgentCardRouter } = await legacyCards.load();
   const card = agentCard(subject);
   const legacy = legacyAgentCardRouter({
     agentCardProvider: () => Promise.resolve(card),

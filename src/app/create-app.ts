@@ -5,8 +5,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { answerNodeRefusals, missingHost } from '../platform/http/node-refusals.js';
+import { importInTurn } from '../platform/lazy/lazy-module.js';
 import { ApiDescription } from '../platform/openapi/api-description.js';
-import { buildApiDocument } from '../platform/openapi/build-api-document.js';
 import { AppModule, type AppOptions } from './app.module.js';
 
 /**
@@ -37,7 +37,13 @@ export async function createAppFromModule(root: DynamicModule): Promise<NestExpr
   // Who the client is (req.ip): the TCP peer unless SVC_TRUST_PROXY names the proxies in front.
   const { trustProxy } = app.get(ConfigService<GatewayConfig, true>).get('server', { infer: true });
   app.set('trust proxy', trustProxy);
-  // Every module is mounted now: GET /openapi.json describes these routes (built on first use).
-  app.get(ApiDescription).describeWith(() => buildApiDocument(app));
+  // Every module is mounted now: GET /openapi.json describes these routes (built on first use,
+  // when the generator and @nestjs/swagger are loaded).
+  app.get(ApiDescription).describeWith(async () => {
+    const { buildApiDocument } = await importInTurn(
+      () => import('../platform/openapi/build-api-document.js'),
+    );
+    return buildApiDocument(app);
+  });
   return app;
 }

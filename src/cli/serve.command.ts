@@ -3,7 +3,7 @@ import { Command, Option } from 'nest-commander';
 import { Logger } from 'nestjs-pino';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createGatewayApp } from '../app/create-app.js';
-import { ApiDescription } from '../platform/openapi/api-description.js';
+import { servingHeap } from './heap-settings.js';
 import { type ServeOptions, serveConfig } from './serve-config.js';
 import { startError } from './start-failure.js';
 import { SvcCommand } from './svc-command.js';
@@ -72,9 +72,6 @@ export class ServeCommand extends SvcCommand {
     let app: NestExpressApplication;
     try {
       app = await createGatewayApp(config);
-      // Built now rather than on the first GET /openapi.json: a route it cannot describe stops
-      // the start instead of failing a reader later.
-      app.get(ApiDescription).prepare();
     } catch (error) {
       throw exitSoon(startError(error, host, port));
     }
@@ -90,6 +87,7 @@ export class ServeCommand extends SvcCommand {
     app
       .get(Logger)
       .log(`svc gateway listening on http://${config.server.host}:${config.server.port}`, 'Serve');
+    servingHeap();
     await closed;
   }
 

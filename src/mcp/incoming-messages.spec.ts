@@ -1,5 +1,6 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { parseJsonText, parseMessages } from './incoming-messages.js';
+import { mcpServerSdk } from '../tools/mcp-sdk.js';
 
 const initialize = {
   jsonrpc: '2.0',
@@ -11,6 +12,9 @@ const initialize = {
     clientInfo: { name: 'c', version: '1' },
   },
 };
+
+// The MCP host loads the SDK before anything here runs (tools/mcp-sdk.ts).
+beforeAll(() => mcpServerSdk.load());
 
 describe('parseJsonText', () => {
   it('is -32700 for malformed JSON', () => {

@@ -1,10 +1,5 @@
-import {
-  type JSONRPCMessage,
-  type RequestId,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isSpecType,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { mcpServerSdk } from '../tools/mcp-sdk.js';
 import { type JsonRpcFailure, JsonRpcCode, failure } from './json-rpc-error.js';
 
 /** The SDK's own limit on a JSON-RPC batch. */
@@ -25,13 +20,17 @@ export interface IncomingMessages {
 }
 
 function cancelledId(message: JSONRPCMessage): RequestId | undefined {
-  if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return;
+  if (
+    !mcpServerSdk.get().isJSONRPCNotification(message) ||
+    message.method !== 'notifications/cancelled'
+  )
+    return;
   const id = message.params?.requestId;
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function hasProgressToken(message: JSONRPCMessage): boolean {
-  if (!isJSONRPCRequest(message)) return false;
+  if (!mcpServerSdk.get().isJSONRPCRequest(message)) return false;
   const meta = message.params?._meta;
   return meta?.progressToken !== undefined;
 }
@@ -40,9 +39,10 @@ function hasProgressToken(message: JSONRPCMessage): boolean {
  * Classifies a POST body as JSON-RPC 2.0 says: not JSON → -32700, not a JSON-RPC message (or an
  * empty batch, or a batch holding `initialize`) → -32600, an `initialize` whose params are wrong
  * → -32602. (The SDK would answer -32700 for the second, open a session for a batch of one
- * `initialize`, and answer an internal error for the third.)
+ * `initialize`, and answer an internal error for the third.) The MCP host has loaded the SDK.
  */
 export function parseMessages(body: unknown): IncomingMessages | JsonRpcFailure {
+  const { isJSONRPCRequest, isSpecType } = mcpServerSdk.get();
   const items = Array.isArray(body) ? body : [body];
   if (items.length === 0 || items.length > MAX_BATCH) {
     return failure(

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { ProtocolErrorCode as ErrorCode, type RequestId } from '@modelcontextprotocol/server';
+import type { RequestId } from '@modelcontextprotocol/server';
 import { problemType } from '../platform/http/problem.js';
+import { ProtocolErrorCode as ErrorCode } from '../tools/mcp-sdk.js';
 
 /**
  * An error answered before a request reaches the MCP SDK (bad body, missing tenant, refused

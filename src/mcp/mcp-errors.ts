@@ -1,8 +1,8 @@
 import { HttpException, type Logger } from '@nestjs/common';
-import { ProtocolErrorCode as ErrorCode } from '@modelcontextprotocol/server';
 import { classifyError } from '../platform/http/classify-error.js';
 import { ProblemException, problemType } from '../platform/http/problem.js';
 import { InvalidStateKeyError } from '../platform/state/state-key.limits.js';
+import { ProtocolErrorCode as ErrorCode } from '../tools/mcp-sdk.js';
 
 /**
  * An error a request handler throws; the SDK answers it as `{code, message, data}`. (The SDK's

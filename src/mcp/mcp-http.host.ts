@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { isJsonContentType, isLegacyRequest } from '@modelcontextprotocol/server';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { type IncomingMessages, parseJsonText, parseMessages } from './incoming-messages.js';
@@ -12,6 +11,7 @@ import { BATCHES_REMOVED, MODERN_REVISION } from './protocol-revisions.js';
 import { readBody } from './request-body.js';
 import { StatelessCancellations } from './stateless-cancellations.js';
 import { resolveContext, toAuthInfo } from './tenant-context.js';
+import { mcpNodeSdk, mcpServerSdk } from '../tools/mcp-sdk.js';
 
 type McpRequest = Request & AuthenticatedRequest;
 
@@ -69,6 +69,14 @@ function probeOf(req: McpRequest): globalThis.Request {
 }
 
 /**
+ * The SDK, imported with the first MCP request (tools/mcp-sdk.ts); everything below McpHttpHost
+ * (transports, servers, handlers) runs after this and reads it with `get()`.
+ */
+async function loadSdk(): Promise<void> {
+  await Promise.all([mcpServerSdk.load(), mcpNodeSdk.load()]);
+}
+
+/**
  * The HTTP side of the MCP host, after McpOriginMiddleware (foreign Origin or Host) and the
  * AuthGuard: refuses what must never reach the SDK (the wrong Accept or Content-Type, a body
  * over SVC_MAX_BODY_BYTES, malformed JSON-RPC, a batch on a revision without batches, no
@@ -96,6 +104,7 @@ export class McpHttpHost {
   }
 
   async post(req: McpRequest, res: Response): Promise<void> {
+    await loadSdk();
     const refused = this.headerRefusal(req);
     if (refused) return sendJsonRpcError(res, refused);
     const incoming = await this.readMessages(req);
@@ -111,6 +120,7 @@ export class McpHttpHost {
     }
     const mcpRequest: McpHttpRequest = req;
     mcpRequest.auth = toAuthInfo(context);
+    const { isLegacyRequest } = mcpServerSdk.get();
     if (mayBeModern(req, incoming.body) && !(await isLegacyRequest(probeOf(req), incoming.body))) {
       return this.modern.serve(mcpRequest, res, incoming.body, context);
     }
@@ -119,11 +129,13 @@ export class McpHttpHost {
 
   async get(req: McpRequest, res: Response): Promise<void> {
     if (namesModernRevision(req)) return sendJsonRpcError(res, MODERN_POST_ONLY);
+    await loadSdk();
     await this.transports.get(req, res, this.owner(req));
   }
 
   async delete(req: McpRequest, res: Response): Promise<void> {
     if (namesModernRevision(req)) return sendJsonRpcError(res, MODERN_POST_ONLY);
+    await loadSdk();
     await this.transports.delete(req, res, this.owner(req));
   }
 
@@ -161,7 +173,7 @@ export class McpHttpHost {
         'Not Acceptable: Client must accept both application/json and text/event-stream',
       );
     }
-    if (!isJsonContentType(req.headers['content-type'])) {
+    if (!mcpServerSdk.get().isJsonContentType(req.headers['content-type'])) {
       return transportError(415, 'Unsupported Media Type: Content-Type must be application/json');
     }
     const encoding = req.headers['content-encoding'];

@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type CacheHint,
+import type {
+  CacheHint,
   Server,
-  type ServerCapabilities,
-  type ServerContext,
-  type ServerOptions,
+  ServerCapabilities,
+  ServerContext,
+  ServerOptions,
 } from '@modelcontextprotocol/server';
+import { CLIENT_CAPABILITIES_META_KEY, mcpServerSdk } from '../tools/mcp-sdk.js';
 import type { ChangeScope } from './changes/change-scope.js';
 import { McpChanges } from './changes/mcp-changes.js';
 import { ClientLogLevel } from './features/client-log-level.js';
@@ -71,7 +71,8 @@ const CAPABILITIES: Record<'modern' | 'session' | 'stateless', ServerCapabilitie
  * the instance), and is never reused for another: nothing of one client (its log level, its
  * capabilities, its subscriptions, its negotiated revision) can reach the next. Building one
  * costs a few microseconds. The low-level Server (not McpServer) because what it lists is not
- * fixed: it is the toolset, prompts and resources of whichever tenant a request names.
+ * fixed: it is the toolset, prompts and resources of whichever tenant a request names. Used
+ * only once McpHttpHost has loaded the SDK (tools/mcp-sdk.ts).
  */
 @Injectable()
 export class McpServerFactory {
@@ -88,6 +89,7 @@ export class McpServerFactory {
 
   /** A Server for one 2026-07-28 request or one 2025 stateless POST. */
   create(kind: 'modern' | 'stateless'): Server {
+    const { Server } = mcpServerSdk.get();
     const server = new Server(this.info, {
       capabilities: CAPABILITIES[kind],
       supportedProtocolVersions: LEGACY_REVISIONS,
@@ -105,6 +107,7 @@ export class McpServerFactory {
 
   /** The Server of one 2025 session, opened for `scope` (its tenant, toolset and key). */
   createSession(scope: ChangeScope): Server {
+    const { Server } = mcpServerSdk.get();
     const server = new Server(this.info, {
       capabilities: CAPABILITIES.session,
       supportedProtocolVersions: LEGACY_REVISIONS,

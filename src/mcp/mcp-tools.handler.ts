@@ -1,20 +1,20 @@
 import { Injectable, Logger } from '@nestjs/common';
-import {
-  type CallToolRequest,
-  type CallToolResult,
-  type InputRequiredResult,
-  type ListToolsResult,
-  type LoggingLevel,
-  type ProgressToken,
-  type RequestMethod,
-  type ServerContext,
-  inputRequired,
+import type {
+  CallToolRequest,
+  CallToolResult,
+  InputRequiredResult,
+  ListToolsResult,
+  LoggingLevel,
+  ProgressToken,
+  RequestMethod,
+  ServerContext,
 } from '@modelcontextprotocol/server';
 import type { ToolLogEntry, ToolProgress, ToolReporter } from '../tools/tool-stream.js';
 import type { ClientLogLevel } from './features/client-log-level.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../tools/tool-executor.service.js';
+import { mcpServerSdk } from '../tools/mcp-sdk.js';
 import { type ClientInput, answeringCapabilities } from '../tools/upstream/upstream-input.js';
 import { JsonRpcCode } from './json-rpc-error.js';
 import { RpcError, invalidArgumentsText, isToolFailure, toRpcError } from './mcp-errors.js';
@@ -96,6 +96,8 @@ export class McpToolsHandler {
       );
       if (outcome.inputRequired) {
         await log('info', `${name} needs the client's input`);
+        // The SDK is loaded: this runs inside one of its Servers.
+        const { inputRequired } = mcpServerSdk.get();
         return inputRequired(outcome.inputRequired as Parameters<typeof inputRequired>[0]);
       }
       await progress.finished(`${name} finished`);

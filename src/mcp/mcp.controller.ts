@@ -1,5 +1,5 @@
 import { Controller, Delete, Get, Post, Req, Res, type Type, UseFilters } from '@nestjs/common';
-import { ApiBody, ApiOperation } from '@nestjs/swagger';
+import { ApiBody, ApiOperation } from '../platform/openapi/api-decorators.js';
 import type { Request, Response } from 'express';
 import { Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { AuthenticatedRequest } from '../platform/auth/principal.js';

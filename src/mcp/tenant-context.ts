@@ -1,8 +1,8 @@
 import type { Request } from 'express';
 import type { AuthInfo } from '@modelcontextprotocol/server';
-import { ProtocolErrorCode as ErrorCode } from '@modelcontextprotocol/server';
 import { ANONYMOUS_ADMIN, type AuthenticatedRequest } from '../platform/auth/principal.js';
 import { MAX_TENANT_ID, isSafeIdentifier } from '../platform/state/state-key.limits.js';
+import { ProtocolErrorCode as ErrorCode } from '../tools/mcp-sdk.js';
 import { DEFAULT_TOOLSET } from '../tools/tool.limits.js';
 import { RpcError } from './mcp-errors.js';
 

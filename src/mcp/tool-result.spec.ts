@@ -1,6 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { JsonValue } from '../platform/state/state-store.js';
 import { toCallToolResult } from './tool-result.js';
+import { mcpServerSdk } from '../tools/mcp-sdk.js';
+
+// The MCP host loads the SDK before anything here runs (tools/mcp-sdk.ts).
+beforeAll(() => mcpServerSdk.load());
 
 describe('toCallToolResult', () => {
   it('turns a string into text as is and anything else into JSON text', () => {

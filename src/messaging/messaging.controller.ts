@@ -12,7 +12,7 @@ import {
   applyDecorators,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ApiBody, ApiOperation } from '@nestjs/swagger';
+import { ApiBody, ApiOperation } from '../platform/openapi/api-decorators.js';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { assertTenantAllowed } from '../platform/auth/auth.guard.js';

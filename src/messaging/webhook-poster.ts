@@ -1,10 +1,10 @@
 import { describeNetworkError, quoteUpstream } from '../providers/provider-errors.js';
 import { parseRetryAfter } from '../providers/provider-retry.js';
-import { request } from 'undici';
 import { readBoundedBody } from '../platform/http/bounded-body.js';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
 import { idempotencyHeaders } from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT, headerValue, operatorEgress } from '../platform/http/outbound.js';
+import { undici } from '../platform/http/undici.js';
 import { urlSecrets } from '../platform/logging/config-secrets.js';
 import { SecretScrubber } from '../platform/logging/scrub-secrets.js';
 
@@ -53,6 +53,7 @@ export async function postWebhook(
   const quote = (text: string) =>
     quoteUpstream(text, new SecretScrubber(urlSecrets(url, { path: true })));
   try {
+    const { request } = await undici.load();
     const response = await request(url, {
       method: 'POST',
       headers: {
@@ -63,7 +64,7 @@ export async function postWebhook(
       },
       body: JSON.stringify(message),
       signal: timeout,
-      dispatcher: operatorEgress,
+      dispatcher: await operatorEgress(),
     });
     const status = response.statusCode;
     const { text } = await readBoundedBody(response, ANSWER_BYTES);

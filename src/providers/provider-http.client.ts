@@ -1,9 +1,10 @@
 import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../platform/http/problem.js';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
 import { headerValue, operatorEgress } from '../platform/http/outbound.js';
+import { undici } from '../platform/http/undici.js';
 import { discardBody, readBoundedBody } from '../platform/http/bounded-body.js';
 import { SecretScrubber, scrubJsonValue } from '../platform/logging/scrub-secrets.js';
 import {
@@ -143,12 +144,13 @@ export class ProviderHttpClient {
     const { url } = this.options;
     try {
       // Redirects are not followed: the credential must not travel to another address.
+      const { request } = await undici.load();
       const response = await request(url, {
         method: 'POST',
         headers: onData ? { ...this.headers, accept: STREAM_ACCEPT } : this.headers,
         body: payload,
         signal,
-        dispatcher: operatorEgress,
+        dispatcher: await operatorEgress(),
       });
       const status = response.statusCode;
       if (status >= 200 && status < 300) {

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { discardBody, readBoundedBytes } from '../platform/http/bounded-body.js';
 import { EgressRefusedError } from '../platform/http/egress-agent.js';
@@ -9,12 +9,13 @@ import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { SseDataReader } from '../platform/http/sse-data-reader.js';
 import { TenantEgress } from '../platform/http/tenant-egress.js';
+import { undici } from '../platform/http/undici.js';
 import { DeploymentMark } from '../platform/state/deployment-mark.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { ToolResult } from './builtin/builtin-tool.types.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOL_RESPONSE_BYTES } from './tool.limits.js';
-import { answersError, isJsonObject } from './tool-answer.js';
+import { answersError, isJsonObject, readyToRead } from './tool-answer.js';
 import { type ToolReporter, parseToolStreamEvent } from './tool-stream.js';
 
 export interface HttpToolTarget {
@@ -158,8 +159,9 @@ export class HttpToolInvoker {
     signal: AbortSignal,
     reporter: ToolReporter | undefined,
   ): Promise<ToolResult> {
+    const { request } = await undici.load();
     const response = await request(target.url, {
-      dispatcher: this.egress.dispatcher,
+      dispatcher: await this.egress.dispatcher(),
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -182,7 +184,9 @@ export class HttpToolInvoker {
     const result = streamed
       ? await this.readStream(response, reporter)
       : parseResult(decodeUtf8(await this.readBody(response)));
-    // The gateway's own convention (`is_error`), or an MCP-shaped answer's `isError`.
+    // The gateway's own convention (`is_error`), or an MCP-shaped answer's `isError` (which the
+    // output-schema check also reads: both need the MCP SDK for content blocks).
+    await readyToRead(result);
     const isError = (isJsonObject(result) && result.is_error === true) || answersError(result);
     return { result, isError };
   }

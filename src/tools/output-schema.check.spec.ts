@@ -1,6 +1,7 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { checkOutput } from './output-schema.check.js';
 import { SchemaValidator } from './schema-validator.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 
 const validate = new SchemaValidator().cached('output-check-spec', {
   type: 'object',
@@ -9,6 +10,9 @@ const validate = new SchemaValidator().cached('output-check-spec', {
 });
 const check = (result: Parameters<typeof checkOutput>[0]['result'], isError = false) =>
   checkOutput({ result, isError }, 'order_total', validate);
+
+// Callers load the MCP SDK first (readyToRead; the MCP host loads it for itself).
+beforeAll(() => mcpServerSdk.load());
 
 describe('checkOutput', () => {
   it('passes an object answer that matches, plain or as MCP structuredContent', () => {

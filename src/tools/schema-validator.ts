@@ -187,7 +187,7 @@ export class SchemaValidator {
     }
   }
 
-  /** Compiles a schema (uncached; for the built-ins at startup). Throws for an unusable one. */
+  /** Compiles a schema of the gateway's own (uncached; for the built-ins). Throws for an unusable one. */
   compile(schema: JsonSchemaObject): ArgumentsValidator {
     const prepared = prepare(schema, 'parameters');
     if (!prepared.ok) {

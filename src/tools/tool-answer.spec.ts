@@ -1,7 +1,11 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { answersError, mcpContentBlocks, structuredResult } from './tool-answer.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 
 const text = { type: 'text', text: 'ok' };
+
+// Callers load the MCP SDK first (readyToRead; the MCP host loads it for itself).
+beforeAll(() => mcpServerSdk.load());
 
 describe('tool answers', () => {
   it('takes an answer for MCP content only when every block is MCP content', () => {

@@ -1,10 +1,25 @@
-import { type ContentBlock, isSpecType } from '@modelcontextprotocol/server';
+import type { ContentBlock } from '@modelcontextprotocol/server';
 import type { JsonValue } from '../platform/state/state-store.js';
+import { mcpServerSdk } from './mcp-sdk.js';
 
 type JsonObject = { [key: string]: JsonValue };
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** Whether `result` has the non-empty `content` array an MCP-shaped answer has. */
+function hasContent(result: JsonValue): result is JsonObject & { content: JsonValue[] } {
+  return isJsonObject(result) && Array.isArray(result.content) && result.content.length > 0;
+}
+
+/**
+ * Loads the MCP SDK when `result` may be MCP content, whose blocks only its schemas can tell
+ * (the SDK is imported on first use, tools/mcp-sdk.ts). A surface that reads an answer with the
+ * functions below outside the MCP host (which has loaded it) awaits this first.
+ */
+export async function readyToRead(result: JsonValue): Promise<void> {
+  if (hasContent(result)) await mcpServerSdk.load();
 }
 
 /**
@@ -15,11 +30,10 @@ export function isJsonObject(value: JsonValue | undefined): value is JsonObject 
  * client's `structuredContent` is.
  */
 export function mcpContentBlocks(result: JsonValue): ContentBlock[] | null {
-  if (!isJsonObject(result)) return null;
-  const content = result.content;
-  if (!Array.isArray(content) || content.length === 0) return null;
+  if (!hasContent(result)) return null;
+  const { isSpecType } = mcpServerSdk.get();
   const blocks: ContentBlock[] = [];
-  for (const item of content) {
+  for (const item of result.content) {
     if (!isSpecType.ContentBlock(item)) return null;
     blocks.push(item);
   }

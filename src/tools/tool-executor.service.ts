@@ -13,7 +13,7 @@ import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { checkOutput } from './output-schema.check.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
-import { SchemaValidator } from './schema-validator.js';
+import { ToolSchemas } from './tool-schemas.js';
 import { isToolName } from './tool.limits.js';
 import { type ResolvedToolset, type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import type { ToolReporter } from './tool-stream.js';
@@ -77,7 +77,7 @@ export class ToolExecutor {
   constructor(
     private readonly catalog: ToolCatalog,
     private readonly builtins: BuiltinTools,
-    private readonly schemas: SchemaValidator,
+    private readonly schemas: ToolSchemas,
     private readonly compileBudget: SchemaCompileBudget,
     private readonly http: HttpToolInvoker,
     private readonly upstreams: UpstreamInvoker,
@@ -172,9 +172,10 @@ export class ToolExecutor {
     { signal, actor, permissions, idempotencyKey, reporter, clientInput }: ExecuteOptions,
   ): Promise<ToolResult> {
     const builtin = tool.builtin ? this.builtins.get(toolset.toolset, tool.name) : undefined;
+    const schemas = await this.schemas.load();
     const validate =
       builtin?.validate ??
-      this.schemas.cached(
+      schemas.cached(
         // An upstream's schema changes without the toolset's version: its listing stamp keys it.
         JSON.stringify([
           toolset.tenantId,
@@ -243,11 +244,14 @@ export class ToolExecutor {
   ): ToolResult {
     const schema = tool.presentation?.outputSchema;
     if (schema === undefined) return answer;
-    const validate = this.schemas.cached(
-      JSON.stringify(['output', toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
-      schema as JsonSchemaObject,
-      this.compileBudget.account(toolset.tenantId),
-    );
+    // run() has loaded the validator.
+    const validate = this.schemas
+      .loaded()
+      .cached(
+        JSON.stringify(['output', toolset.tenantId, toolset.toolset, toolset.version, tool.name]),
+        schema as JsonSchemaObject,
+        this.compileBudget.account(toolset.tenantId),
+      );
     return checkOutput(answer, tool.name, validate);
   }
 }

@@ -4,7 +4,7 @@ import { ProblemException, ValidationProblem } from '../platform/http/problem.js
 import type { JsonValue } from '../platform/state/state-store.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
-import { SchemaValidator } from './schema-validator.js';
+import { ToolSchemas } from './tool-schemas.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { MAX_TOOLS_PER_TOOLSET } from './tool.limits.js';
 import { type ToolContract, registeredContract } from './tool-catalog.service.js';
@@ -64,7 +64,7 @@ export class ToolRegistration {
   constructor(
     private readonly repository: ToolsetRepository,
     private readonly builtins: BuiltinTools,
-    private readonly schemas: SchemaValidator,
+    private readonly toolSchemas: ToolSchemas,
     private readonly audit: AuditSink,
     private readonly endpoints: ToolEndpointPolicy,
     private readonly compileBudget: SchemaCompileBudget,
@@ -79,7 +79,8 @@ export class ToolRegistration {
     const refusal = this.endpoints.refusal(request.endpointUrl);
     if (refusal) throw new ValidationProblem([{ path: 'endpoint.url', message: refusal }], refusal);
     const headers = endpointHeaders(request);
-    const errors = this.schemas.check(
+    const schemas = await this.toolSchemas.load();
+    const errors = schemas.check(
       request.parameters,
       'parameters',
       this.compileBudget.account(tenantId),
@@ -92,7 +93,7 @@ export class ToolRegistration {
     }
     const outputSchema = request.presentation?.outputSchema;
     if (outputSchema !== undefined) {
-      const outputErrors = this.schemas.check(
+      const outputErrors = schemas.check(
         outputSchema,
         'output_schema',
         this.compileBudget.account(tenantId),

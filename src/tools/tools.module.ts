@@ -3,7 +3,7 @@ import { StateModule } from '../platform/state/state.module.js';
 import { BuiltinTools } from './builtin/builtin-tools.js';
 import { HttpToolInvoker } from './http-tool.invoker.js';
 import { SchemaCompileBudget } from './schema-compile-budget.js';
-import { SchemaValidator } from './schema-validator.js';
+import { ToolSchemas } from './tool-schemas.js';
 import { ToolCatalog } from './tool-catalog.service.js';
 import { ToolEndpointPolicy } from './tool-endpoint.policy.js';
 import { ToolExecutor } from './tool-executor.service.js';
@@ -31,7 +31,7 @@ import { UpstreamsController } from './upstream/upstreams.controller.js';
   imports: [StateModule],
   controllers: [ToolsetsController, UpstreamsController, ToolsController],
   providers: [
-    SchemaValidator,
+    ToolSchemas,
     SchemaCompileBudget,
     BuiltinTools,
     ToolsetRepository,

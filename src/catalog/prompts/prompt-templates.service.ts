@@ -1,14 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import {
-  type GetPromptResult,
-  type Prompt,
-  type PromptMessage,
-  isSpecType,
-} from '@modelcontextprotocol/server';
+import type { GetPromptResult, Prompt, PromptMessage } from '@modelcontextprotocol/server';
 import { AuditSink } from '../../platform/audit/audit-sink.js';
 import { ProblemException, ValidationProblem } from '../../platform/http/problem.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import { StateStore } from '../../platform/state/state-store.js';
+import { mcpServerSdk } from '../../tools/mcp-sdk.js';
 import { CatalogChanges } from '../catalog-changes.js';
 import { CatalogEntries } from '../catalog-entries.js';
 import type { RegisterPromptDto } from './dto/register-prompt.dto.js';
@@ -65,6 +61,7 @@ export class PromptTemplates {
   }
 
   async register(name: string, body: RegisterPromptDto, actor?: string) {
+    const { isSpecType } = await mcpServerSdk.load();
     const errors = body.messages.flatMap((message, i) =>
       isSpecType.PromptMessage(message)
         ? []

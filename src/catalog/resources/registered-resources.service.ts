@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import {
-  type ListResourceTemplatesResult,
-  type ReadResourceResult,
-  type Resource,
-  UriTemplate,
+import type {
+  ListResourceTemplatesResult,
+  ReadResourceResult,
+  Resource,
 } from '@modelcontextprotocol/server';
 import { AuditSink } from '../../platform/audit/audit-sink.js';
 import { ValidationProblem } from '../../platform/http/problem.js';
 import { type JsonValue, StateStore } from '../../platform/state/state-store.js';
+import { mcpServerSdk } from '../../tools/mcp-sdk.js';
 import { CatalogChanges } from '../catalog-changes.js';
 import { CatalogEntries } from '../catalog-entries.js';
 import type { RegisterResourceDto } from './dto/register-resource.dto.js';
@@ -60,6 +60,7 @@ export class RegisteredResources {
       errors.push({ path: 'text', message: 'give exactly one of text and blob (base64)' });
     }
     if (body.uri_template !== undefined) {
+      const { UriTemplate } = await mcpServerSdk.load();
       try {
         new UriTemplate(body.uri_template);
       } catch (error) {
@@ -132,6 +133,7 @@ export class RegisteredResources {
     const entries = await this.entries.list(tenantId);
     const exact = entries.find(({ value }) => value.uri === uri);
     if (exact) return { contents: [contents(uri, exact.value, {})] };
+    const { UriTemplate } = await mcpServerSdk.load();
     for (const { value } of entries) {
       if (value.uriTemplate === undefined) continue;
       const variables = new UriTemplate(value.uriTemplate).match(uri);

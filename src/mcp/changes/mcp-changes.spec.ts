@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import type { ServerEvent } from '@modelcontextprotocol/server';
 import type { BoardService } from '../../board/board.service.js';
 import type { CatalogChange, CatalogChanges } from '../../catalog/catalog-changes.js';
@@ -6,7 +6,11 @@ import type { RunRecordStore } from '../../runs/record/run-record.store.js';
 import type { ToolsetChange, ToolsetChanges } from '../../tools/toolset-changes.js';
 import { BuiltInResources } from '../features/built-in-resources.js';
 import type { ChangeNotice, ChangeNotices } from './change-notices.js';
+import { mcpServerSdk } from '../../tools/mcp-sdk.js';
 import { McpChanges } from './mcp-changes.js';
+
+// Listeners exist only behind the MCP host, which has loaded the SDK (tools/mcp-sdk.ts).
+beforeAll(() => mcpServerSdk.load());
 
 /** A change source whose announcements the test makes. */
 function source<T>() {

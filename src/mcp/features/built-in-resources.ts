@@ -1,14 +1,14 @@
 import { HttpException, Injectable } from '@nestjs/common';
-import {
-  ProtocolErrorCode,
-  type ReadResourceResult,
-  type ListResourceTemplatesResult,
+import type {
+  ReadResourceResult,
+  ListResourceTemplatesResult,
   UriTemplate,
 } from '@modelcontextprotocol/server';
 import { BoardService } from '../../board/board.service.js';
 import { permits } from '../../platform/auth/permissions.js';
 import { runView } from '../../runs/record/run-record.mapper.js';
 import { RunRecordStore } from '../../runs/record/run-record.store.js';
+import { ProtocolErrorCode, mcpServerSdk } from '../../tools/mcp-sdk.js';
 import { RpcError } from '../mcp-errors.js';
 import type { McpContext } from '../tenant-context.js';
 
@@ -42,10 +42,23 @@ export const runUri = (runId: string) => `svc://runs/${runId}`;
  */
 @Injectable()
 export class BuiltInResources {
-  private readonly sources: Source[];
+  private built?: Source[];
 
-  constructor(board: BoardService, runs: RunRecordStore) {
-    this.sources = [
+  constructor(
+    private readonly board: BoardService,
+    private readonly runs: RunRecordStore,
+  ) {}
+
+  /** Built on first use, by the MCP host (whose SDK the URI templates are). */
+  private get sources(): Source[] {
+    this.built ??= this.build();
+    return this.built;
+  }
+
+  private build(): Source[] {
+    const { board, runs } = this;
+    const { UriTemplate } = mcpServerSdk.get();
+    return [
       {
         template: {
           uriTemplate: CARD_TEMPLATE,

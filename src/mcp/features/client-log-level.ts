@@ -1,8 +1,5 @@
-import {
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import type { LoggingLevel, ServerContext } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY } from '../../tools/mcp-sdk.js';
 
 const SEVERITY: readonly LoggingLevel[] = [
   'debug',

@@ -1,19 +1,19 @@
 import { HttpException, Injectable, Logger } from '@nestjs/common';
-import {
-  type CompleteRequest,
-  type CompleteResult,
-  type GetPromptRequest,
-  type GetPromptResult,
-  type ListPromptsResult,
-  type ListResourceTemplatesResult,
-  type ListResourcesResult,
-  ProtocolErrorCode,
-  type ReadResourceRequest,
-  type ReadResourceResult,
-  type ServerContext,
+import type {
+  CompleteRequest,
+  CompleteResult,
+  GetPromptRequest,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourceTemplatesResult,
+  ListResourcesResult,
+  ReadResourceRequest,
+  ReadResourceResult,
+  ServerContext,
 } from '@modelcontextprotocol/server';
 import { PromptTemplates } from '../../catalog/prompts/prompt-templates.service.js';
 import { RegisteredResources } from '../../catalog/resources/registered-resources.service.js';
+import { ProtocolErrorCode } from '../../tools/mcp-sdk.js';
 import { RpcError, toRpcError } from '../mcp-errors.js';
 import { contextOf } from '../tenant-context.js';
 import { BuiltInResources } from './built-in-resources.js';

@@ -1,4 +1,5 @@
-import { ProtocolErrorCode, type Server, type ServerEvent } from '@modelcontextprotocol/server';
+import type { Server, ServerEvent } from '@modelcontextprotocol/server';
+import { ProtocolErrorCode } from '../../tools/mcp-sdk.js';
 import type { ChangeScope } from '../changes/change-scope.js';
 import type { McpChanges } from '../changes/mcp-changes.js';
 import { RpcError } from '../mcp-errors.js';

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { BeforeApplicationShutdown, OnApplicationShutdown } from '@nestjs/common';
 import type { Server } from '@modelcontextprotocol/server';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { IncomingMessages } from '../incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
 import type { McpServerFactory } from '../mcp-server.factory.js';
 import { PRIMING_EVENTS_FROM } from '../protocol-revisions.js';
 import { primeNodeEventStream, primingFrame } from '../sse-priming.js';
 import type { McpContext } from '../tenant-context.js';
+import { mcpNodeSdk } from '../../tools/mcp-sdk.js';
 import {
   type LegacyStreamOptions,
   type McpHttpRequest,
@@ -146,6 +147,7 @@ export class StatefulTransports
     }
     const id = randomUUID();
     const events = new SessionEventStore();
+    const { NodeStreamableHTTPServerTransport } = mcpNodeSdk.get();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => id,
       eventStore: events,

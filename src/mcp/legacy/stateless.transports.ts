@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { mcpNodeSdk } from '../../tools/mcp-sdk.js';
 import type { IncomingMessages } from '../incoming-messages.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
 import type { McpServerFactory } from '../mcp-server.factory.js';
@@ -29,6 +29,7 @@ export class StatelessTransports extends LegacyTransports {
 
   async post(req: McpHttpRequest, res: ServerResponse, incoming: IncomingMessages): Promise<void> {
     const server = this.servers.create('stateless');
+    const { NodeStreamableHTTPServerTransport } = mcpNodeSdk.get();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: !incoming.wantsProgress,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { type BeforeApplicationShutdown, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { type McpHttpHandler, createMcpHandler } from '@modelcontextprotocol/server';
-import { type NodeMcpRequestHandler, toNodeHandler } from '@modelcontextprotocol/node';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import { mcpNodeSdk, mcpServerSdk } from '../../tools/mcp-sdk.js';
 import { type ChangeScope, listenScope } from '../changes/change-scope.js';
 import type { McpChanges } from '../changes/mcp-changes.js';
 import { JsonRpcCode, sendJsonRpcError } from '../json-rpc-error.js';
@@ -33,19 +34,33 @@ const isListen = (body: unknown) =>
  * toolset's) changes from every replica (McpChanges). Every SSE answer, a tool call's or a
  * listen stream, opens with a priming event: its id names the stream, which this revision
  * cannot resume (it has no `Last-Event-ID`), so the id is a label and `retry` says when to
- * listen again.
+ * listen again. The SDK's handler is built on the first request (McpHttpHost has loaded the SDK
+ * by then).
  */
 export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('McpHost');
-  private readonly handler: McpHttpHandler;
-  private readonly node: NodeMcpRequestHandler;
+  private built?: { handler: McpHttpHandler; node: NodeMcpRequestHandler };
   /** Open listen streams, ended at shutdown (they would hold the draining server open). */
   private readonly streams = new Set<ServerResponse>();
   private draining = false;
 
-  constructor(servers: McpServerFactory, changes: McpChanges, options: ModernEndpointOptions) {
+  constructor(
+    private readonly servers: McpServerFactory,
+    private readonly changes: McpChanges,
+    private readonly options: ModernEndpointOptions,
+  ) {}
+
+  private get node(): NodeMcpRequestHandler {
+    this.built ??= this.build();
+    return this.built.node;
+  }
+
+  private build(): { handler: McpHttpHandler; node: NodeMcpRequestHandler } {
+    const { servers, changes, options } = this;
+    const { createMcpHandler } = mcpServerSdk.get();
+    const { toNodeHandler } = mcpNodeSdk.get();
     const onerror = (error: Error) => this.logger.debug({ err: error }, 'MCP request refused');
-    this.handler = createMcpHandler(() => servers.create('modern'), {
+    const handler = createMcpHandler(() => servers.create('modern'), {
       legacy: 'reject',
       bus: new TenantChangeBus(changes),
       keepAliveMs: options.keepAliveMs,
@@ -53,11 +68,11 @@ export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationS
       onerror,
     });
     const frame = () => primingFrame(randomUUID(), options.retryMs);
-    const handler = this.handler;
-    this.node = toNodeHandler(
+    const node = toNodeHandler(
       { fetch: async (...args) => primedResponse(await handler.fetch(...args), frame) },
       { onerror },
     );
+    return { handler, node };
   }
 
   serve(req: McpHttpRequest, res: ServerResponse, body: unknown, scope: ChangeScope) {
@@ -84,6 +99,6 @@ export class ModernEndpoint implements BeforeApplicationShutdown, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.handler.close();
+    await this.built?.handler.close();
   }
 }

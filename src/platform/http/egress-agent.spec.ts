@@ -41,8 +41,8 @@ describe('createEgressAgent', () => {
     new EgressPolicy({ privateAllowed: false, allowList: parseAllowList(['tools.test']) }),
     lookup,
   );
-  const get = (agent: typeof local, host: string) =>
-    request(`http://${host}:${port}/`, { dispatcher: agent }).then(async (response) => {
+  const get = async (agent: typeof local, host: string) =>
+    request(`http://${host}:${port}/`, { dispatcher: await agent }).then(async (response) => {
       await response.body.text();
       return response.statusCode;
     });
@@ -57,7 +57,7 @@ describe('createEgressAgent', () => {
     port = (server.address() as AddressInfo).port;
   });
   afterAll(async () => {
-    await Promise.all([exposed.close(), local.close(), listed.close()]);
+    await Promise.all([exposed, local, listed].map(async (agent) => (await agent).close()));
     server.close();
   });
 
@@ -139,11 +139,13 @@ describe('operatorEgress', () => {
         'http://100.100.100.200/',
         'http://metadata/',
       ]) {
-        await expect(request(url, { dispatcher: operatorEgress })).rejects.toBeInstanceOf(
+        await expect(request(url, { dispatcher: await operatorEgress() })).rejects.toBeInstanceOf(
           EgressRefusedError,
         );
       }
-      const response = await request(`http://localhost:${port}/`, { dispatcher: operatorEgress });
+      const response = await request(`http://localhost:${port}/`, {
+        dispatcher: await operatorEgress(),
+      });
       expect(await response.body.text()).toBe('ok');
     } finally {
       server.closeAllConnections();

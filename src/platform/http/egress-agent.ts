@@ -1,7 +1,8 @@
 import { type LookupAddress, promises as dns } from 'node:dns';
 import { type LookupFunction, isIP } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import type { EgressPolicy, EgressRefusal } from './egress-policy.js';
+import { undici } from './undici.js';
 
 /** Resolves a host name to every address it has (the system resolver, /etc/hosts included). */
 export type EgressLookup = (hostname: string) => Promise<LookupAddress[]>;
@@ -79,10 +80,11 @@ export function guardedLookup(policy: EgressPolicy, resolve: EgressLookup): Look
  * here. A kept-alive connection stays with the address it was checked for; the next connection
  * resolves and checks again, so a name that re-resolves to a refused address is refused then.
  */
-export function createEgressAgent(
+export async function createEgressAgent(
   policy: EgressPolicy,
   resolve: EgressLookup = systemLookup,
-): Agent {
+): Promise<Agent> {
+  const { Agent, buildConnector } = await undici.load();
   const connectChecked = buildConnector({ lookup: guardedLookup(policy, resolve) });
   const connect: buildConnector.connector = (target, callback) => {
     if (isIP(target.hostname)) {

@@ -1,6 +1,8 @@
-import type { Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
 import { createEgressAgent } from './egress-agent.js';
 import { EgressPolicy } from './egress-policy.js';
+
+let operatorAgent: Promise<Agent> | undefined;
 
 /**
  * The keep-alive connection pools (one per origin) of the gateway's calls to destinations an
@@ -10,9 +12,12 @@ import { EgressPolicy } from './egress-policy.js';
  * Tenant-chosen destinations go through TenantEgress, under the full policy.
  *
  * undici's `request` on it costs a fraction of fetch per call (measured 80 µs against 280 µs on
- * loopback) and, unlike fetch, never follows a redirect.
+ * loopback) and, unlike fetch, never follows a redirect. Made with the first such call.
  */
-export const operatorEgress = createEgressAgent(EgressPolicy.operator);
+export function operatorEgress(): Promise<Agent> {
+  operatorAgent ??= createEgressAgent(EgressPolicy.operator);
+  return operatorAgent;
+}
 
 /**
  * The User-Agent of every HTTP call the gateway makes (tool calls, chat deliveries): it names

@@ -13,13 +13,13 @@ export const EGRESS_LOOKUP = Symbol('EgressLookup');
  * Outgoing calls to destinations tenants choose (HTTP tools; later ones such as upstream MCP
  * servers and run webhooks should use it too): the full EgressPolicy, with private and loopback
  * addresses allowed only while the gateway listens on loopback (`server.host`, i.e. SVC_HOST or
- * `svc serve --host`) or when SVC_TOOL_ALLOWED_HOSTS lists them. `dispatcher` enforces it on
+ * `svc serve --host`) or when SVC_TOOL_ALLOWED_HOSTS lists them. `dispatcher()` enforces it on
  * every connection; `policy.checkUrl` answers registrations early.
  */
 @Injectable()
 export class TenantEgress implements OnApplicationShutdown {
   readonly policy: EgressPolicy;
-  readonly dispatcher: Agent;
+  private agent?: Promise<Agent>;
 
   constructor(
     config: ConfigService<GatewayConfig, true>,
@@ -31,11 +31,19 @@ export class TenantEgress implements OnApplicationShutdown {
       allowList: allowedHosts && parseAllowList(allowedHosts),
       allowListSetting: 'SVC_TOOL_ALLOWED_HOSTS',
     });
-    this.dispatcher = createEgressAgent(this.policy, lookup);
+    this.lookup = lookup;
+  }
+
+  private readonly lookup: EgressLookup;
+
+  /** The pools every tenant-chosen call goes through, made with the first one (undici.ts). */
+  dispatcher(): Promise<Agent> {
+    this.agent ??= createEgressAgent(this.policy, this.lookup);
+    return this.agent;
   }
 
   /** After every other hook: background runs may call tools until then. */
   async onApplicationShutdown(): Promise<void> {
-    await this.dispatcher.close();
+    if (this.agent) await (await this.agent).close();
   }
 }

@@ -19,7 +19,8 @@ const DESCRIPTION = [
 ].join(' ');
 
 /**
- * The OpenAPI 3.1 description of the app's routes, built once at start from what Nest routes by:
+ * The OpenAPI 3.1 description of the app's routes, built once on first use (ApiDescription;
+ * this module is imported then) from what Nest routes by:
  * @nestjs/swagger reads the controllers (paths, methods, parameters named in decorators, bodies);
  * the passes here add what the gateway's own metadata says: DTO schemas from class-validator
  * rules, query and path parameters of DTOs, who may call (`@Public`, `@RequirePermissions`),

@@ -22,8 +22,8 @@ export class OpenApiController {
 
   @Get('openapi.json')
   @ResponseSchema(OPENAPI_DOCUMENT)
-  document(@Res() res: Response): void {
-    const json = this.description.json;
+  async document(@Res() res: Response): Promise<void> {
+    const json = await this.description.json();
     if (json === undefined) throw new ProblemException(503, 'the API description was not built');
     // Express adds an ETag and answers a matching If-None-Match with 304.
     res.status(200).type('application/json').set('Cache-Control', 'no-cache').send(json);

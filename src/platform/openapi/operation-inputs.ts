@@ -1,6 +1,6 @@
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
-import { DECORATORS } from '@nestjs/swagger';
+import { SWAGGER_METADATA } from './api-decorators.js';
 import { DtoSchemas } from './dto-schemas.js';
 import type { JsonSchema, OpenApiOperation, OpenApiParameter } from './openapi.types.js';
 import type { RouteHandler } from './route-handlers.js';
@@ -23,7 +23,8 @@ function dtoArguments(route: RouteHandler): Array<{ kind: RouteParamtypes; type:
     route.controller.prototype as object,
     route.method,
   ) ?? []) as unknown[];
-  const declared = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, route.handler) ?? []) as Array<{
+  const declared = (Reflect.getMetadata(SWAGGER_METADATA.API_PARAMETERS, route.handler) ??
+    []) as Array<{
     in?: string;
     type?: unknown;
   }>;

@@ -15,7 +15,7 @@ export interface RouteHandler {
  * operation (`Controller_method`, the default id factory), so the document's operations can be
  * completed from the metadata Nest routes by (guards, parameters, filters). Two mounted
  * controllers of one class name would make two operations one id, which OpenAPI forbids: the
- * build fails (and `svc serve` with it) rather than describe one route as the other.
+ * build fails (and the OpenAPI e2e test with it) rather than describe one route as the other.
  */
 export function routeHandlers(app: INestApplication): Map<string, RouteHandler> {
   const scanner = new MetadataScanner();

@@ -1,10 +1,11 @@
 import { Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
+import type { Client as PgClient } from 'pg';
 import type { GatewayConfig, StateConfig } from '../config/gateway-config.js';
 import { scrubSecrets } from '../logging/scrub-secrets.js';
 import { StateDatabase } from './state-database.service.js';
+import { importInTurn } from '../lazy/lazy-module.js';
 
 export type NotificationHandler = (payload: string) => void;
 
@@ -34,7 +35,7 @@ export class StateNotifications implements OnApplicationShutdown {
   private readonly state: StateConfig;
   private readonly handlers = new Map<string, Set<NotificationHandler>>();
   private readonly reconnectHandlers = new Set<() => void>();
-  private client: pg.Client | null = null;
+  private client: PgClient | null = null;
   private connecting: Promise<void> | null = null;
   private retryDelay = RECONNECT_MIN_MS;
   private retryTimer?: NodeJS.Timeout;
@@ -125,6 +126,8 @@ export class StateNotifications implements OnApplicationShutdown {
   }
 
   private async connect(): Promise<void> {
+    // Imported here: only PostgreSQL has a LISTEN connection, and sqlite never loads the driver.
+    const { default: pg } = await importInTurn(() => import('pg'));
     const client = new pg.Client({
       connectionString: this.state.dsn,
       application_name: 'svc-gateway-listen',
@@ -155,7 +158,7 @@ export class StateNotifications implements OnApplicationShutdown {
     for (const handler of this.reconnectHandlers) handler();
   }
 
-  private lost(client: pg.Client | null, error: unknown): void {
+  private lost(client: PgClient | null, error: unknown): void {
     if (client !== null && this.client !== client) return;
     this.client = null;
     if (this.closed) return;

@@ -1,5 +1,5 @@
 import { Controller, ForbiddenException, Get, Header } from '@nestjs/common';
-import { ApiOperation } from '@nestjs/swagger';
+import { ApiOperation } from '../openapi/api-decorators.js';
 import { CurrentPrincipal, Public, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
 import { Metrics, PROMETHEUS_CONTENT_TYPE } from './metrics.service.js';

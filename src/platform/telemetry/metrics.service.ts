@@ -1,4 +1,4 @@
-import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type {
   Attributes,
@@ -17,7 +17,7 @@ import {
 import { PACKAGE } from '../config/package-info.js';
 import type { GatewayConfig, MetricsExportConfig } from '../config/gateway-config.js';
 import { BoundedLabel } from './bounded-label.js';
-import { otlpMetricExporter } from './otlp-exporters.js';
+import { OTLP_EXPORTERS, type OtlpExporters, requireOtlpExporters } from './otlp-loader.js';
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,
@@ -56,11 +56,14 @@ export interface GaugeReading {
 export type GaugeRead = () => number | GaugeReading[] | Promise<number | GaugeReading[]>;
 
 /** OTLP metrics (OTEL_METRICS_EXPORTER lists otlp): pushed every OTEL_METRIC_EXPORT_INTERVAL. */
-function otlpReaders(metrics: MetricsExportConfig): IMetricReader[] {
+function otlpReaders(
+  metrics: MetricsExportConfig,
+  exporters: OtlpExporters | null | undefined,
+): IMetricReader[] {
   if (!metrics.otlp) return [];
   return [
     new PeriodicExportingMetricReader({
-      exporter: otlpMetricExporter(metrics.otlp),
+      exporter: requireOtlpExporters(exporters).otlpMetricExporter(metrics.otlp),
       exportIntervalMillis: metrics.intervalMs,
       exportTimeoutMillis: metrics.timeoutMs,
     }),
@@ -97,11 +100,15 @@ export class Metrics implements OnApplicationShutdown {
   private readonly httpDuration: Histogram;
   private readonly leaseTakeovers: Counter;
 
-  constructor(config: ConfigService<GatewayConfig, true>) {
+  /** `exporters`: loaded by TelemetryModule when spans or metrics go to a collector. */
+  constructor(
+    config: ConfigService<GatewayConfig, true>,
+    @Optional() @Inject(OTLP_EXPORTERS) exporters?: OtlpExporters | null,
+  ) {
     const telemetry = config.get('telemetry', { infer: true });
     this.provider = new MeterProvider({
       resource: telemetryResource(telemetry),
-      readers: [this.reader, ...otlpReaders(telemetry.metrics)],
+      readers: [this.reader, ...otlpReaders(telemetry.metrics, exporters)],
     });
     const meter = this.provider.getMeter(PACKAGE.name, PACKAGE.version);
     this.meter = meter;

@@ -1,11 +1,21 @@
+import { createRequire } from 'node:module';
+
 /**
  * Attribute names of the OpenTelemetry semantic conventions we use. Stable ones come from
  * `@opentelemetry/semantic-conventions`; the GenAI and a few database ones are still
  * "development" there (its `incubating` entry point, which may change in a minor release), so,
  * as that package advises, they are copied here.
  * https://opentelemetry.io/docs/specs/semconv/gen-ai/
+ *
+ * The package is read through `require`: the OpenTelemetry SDK packages are CommonJS and load its
+ * CommonJS build, and an `import` here would load its ESM build as well (about 350 KB of source
+ * parsed twice at every start).
  */
-export {
+const stable = createRequire(import.meta.url)(
+  '@opentelemetry/semantic-conventions',
+) as typeof import('@opentelemetry/semantic-conventions');
+
+export const {
   ATTR_DB_COLLECTION_NAME,
   ATTR_DB_OPERATION_NAME,
   ATTR_DB_SYSTEM_NAME,
@@ -16,7 +26,7 @@ export {
   ATTR_SERVICE_NAME,
   ATTR_SERVICE_VERSION,
   ATTR_URL_PATH,
-} from '@opentelemetry/semantic-conventions';
+} = stable;
 
 export const ATTR_GEN_AI_OPERATION_NAME = 'gen_ai.operation.name';
 export const ATTR_GEN_AI_PROVIDER_NAME = 'gen_ai.provider.name';

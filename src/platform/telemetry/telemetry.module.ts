@@ -3,6 +3,7 @@ import type { TelemetryConfig } from '../config/gateway-config.js';
 import { KeptSpans } from './kept-spans.js';
 import { MetricsController, PublicMetricsController } from './metrics.controller.js';
 import { Metrics } from './metrics.service.js';
+import { OTLP_EXPORTERS, loadOtlpExporters } from './otlp-loader.js';
 import { Tracing } from './tracing.service.js';
 
 /**
@@ -21,7 +22,13 @@ export class TelemetryModule {
       controllers: config.metrics.prometheus
         ? [config.metricsPublic ? PublicMetricsController : MetricsController]
         : [],
-      providers: [Tracing, Metrics, KeptSpans],
+      providers: [
+        // Imported only when spans or metrics go to a collector (otlp-loader.ts).
+        { provide: OTLP_EXPORTERS, useFactory: () => loadOtlpExporters(config) },
+        Tracing,
+        Metrics,
+        KeptSpans,
+      ],
       exports: [Tracing, Metrics, KeptSpans],
     };
   }

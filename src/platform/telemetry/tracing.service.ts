@@ -1,4 +1,11 @@
-import { HttpException, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  HttpException,
+  Inject,
+  Injectable,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+  Optional,
+} from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import {
   type Attributes,
@@ -28,7 +35,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { PACKAGE } from '../config/package-info.js';
 import type { GatewayConfig, OtlpExportConfig, TracesConfig } from '../config/gateway-config.js';
 import { ProblemException } from '../http/problem.js';
-import { otlpSpanExporter } from './otlp-exporters.js';
+import { OTLP_EXPORTERS, type OtlpExporters, requireOtlpExporters } from './otlp-loader.js';
 import { startProcessTelemetry } from './process-telemetry.js';
 import { samplerOf } from './sampler.js';
 import { ATTR_ERROR_TYPE } from './semconv.js';
@@ -79,9 +86,13 @@ export function linkTo(traceId: string | null, spanId: string | undefined): Link
 }
 
 /** Spans in batches to the collector, as the OTEL_BSP_* variables say. */
-function batchProcessor(otlp: OtlpExportConfig, batch: TracesConfig['batch']): SpanProcessor {
+function batchProcessor(
+  exporters: OtlpExporters,
+  otlp: OtlpExportConfig,
+  batch: TracesConfig['batch'],
+): SpanProcessor {
   return new BatchSpanProcessor({
-    exporter: otlpSpanExporter(otlp),
+    exporter: exporters.otlpSpanExporter(otlp),
     scheduledDelayMillis: batch.scheduledDelayMs,
     exportTimeoutMillis: batch.exportTimeoutMs,
     maxQueueSize: batch.maxQueueSize,
@@ -100,21 +111,26 @@ function batchProcessor(otlp: OtlpExportConfig, batch: TracesConfig['batch']): S
  * Attributes never carry prompts, messages, tool arguments or results, or credentials.
  */
 @Injectable()
-export class Tracing implements OnApplicationShutdown {
+export class Tracing implements OnModuleInit, OnApplicationShutdown {
   readonly enabled: boolean;
   private readonly provider?: TracerProvider;
   private readonly tracer?: Tracer;
   private readonly ring?: SpanRing;
+  private readonly processTelemetry?: Promise<void>;
 
-  constructor(config: ConfigService<GatewayConfig, true>) {
+  /** `exporters`: loaded by TelemetryModule when spans or metrics go to a collector. */
+  constructor(
+    config: ConfigService<GatewayConfig, true>,
+    @Optional() @Inject(OTLP_EXPORTERS) exporters?: OtlpExporters | null,
+  ) {
     const telemetry = config.get('telemetry', { infer: true });
     this.enabled = telemetry.tracing;
     if (!this.enabled) return;
-    startProcessTelemetry();
+    this.processTelemetry = startProcessTelemetry();
     const { otlp, batch, sampler } = telemetry.traces;
     let processor: SpanProcessor;
     if (otlp) {
-      processor = batchProcessor(otlp, batch);
+      processor = batchProcessor(requireOtlpExporters(exporters), otlp, batch);
     } else {
       this.ring = new SpanRing(SPAN_RING_CAPACITY);
       processor = this.ring;
@@ -125,6 +141,11 @@ export class Tracing implements OnApplicationShutdown {
       spanProcessors: [processor],
     });
     this.tracer = this.provider.getTracer(PACKAGE.name, PACKAGE.version);
+  }
+
+  /** The process-wide setup is done (at once, unless OTEL_PROPAGATORS has the SDK loaded). */
+  async onModuleInit(): Promise<void> {
+    await this.processTelemetry;
   }
 
   /**

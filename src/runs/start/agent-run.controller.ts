@@ -2,7 +2,7 @@ import { Body, Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/co
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ConfigService } from '@nestjs/config';
-import { ApiOperation } from '@nestjs/swagger';
+import { ApiOperation } from '../../platform/openapi/api-decorators.js';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';

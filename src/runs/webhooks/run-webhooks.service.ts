@@ -270,7 +270,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
       secret: this.secret,
       payload: formatted.payload,
       headers: { ...(await this.mark.headers()), ...formatted.headers },
-      dispatcher: this.egress.dispatcher,
+      dispatcher: () => this.egress.dispatcher(),
     });
     const attempt = hook.attempts + 1;
     if (outcome.ok) {

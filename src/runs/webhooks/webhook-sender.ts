@@ -1,8 +1,9 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { readBoundedBody } from '../../platform/http/bounded-body.js';
 import { isEgressRefusal } from '../../platform/http/egress-agent.js';
 import { idempotencyHeaders } from '../../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT, headerValue } from '../../platform/http/outbound.js';
+import { undici } from '../../platform/http/undici.js';
 import { parseRetryAfter } from '../../providers/provider-retry.js';
 import { webhookHeaders } from './webhook-signature.js';
 
@@ -22,7 +23,7 @@ export interface SignedPost {
   secret: string;
   payload: unknown;
   /** The tenant egress: every connection's address is checked by the policy tools obey. */
-  dispatcher: Dispatcher;
+  dispatcher: () => Promise<Dispatcher>;
   /** More headers the payload's format asks for (an A2A notification's token). */
   headers?: Record<string, string>;
 }
@@ -36,6 +37,7 @@ export async function sendSigned(post: SignedPost): Promise<SendOutcome> {
   const body = JSON.stringify(post.payload);
   const timeout = AbortSignal.timeout(DELIVERY_TIMEOUT_MS);
   try {
+    const { request } = await undici.load();
     const response = await request(post.url, {
       method: 'POST',
       headers: {
@@ -47,7 +49,7 @@ export async function sendSigned(post: SignedPost): Promise<SendOutcome> {
       },
       body,
       signal: timeout,
-      dispatcher: post.dispatcher,
+      dispatcher: await post.dispatcher(),
     });
     const status = response.statusCode;
     await readBoundedBody(response, ANSWER_BYTES);

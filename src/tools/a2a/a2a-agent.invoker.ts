@@ -83,7 +83,11 @@ export class A2AAgentInvoker {
   ) {
     this.timeoutMs = config.get('tools', { infer: true }).timeoutMs;
     this.clients = new A2AClients(
-      egressFetch(egress.dispatcher, MAX_ANSWER_BYTES, () => mark.headers()) as typeof fetch,
+      egressFetch(
+        () => egress.dispatcher(),
+        MAX_ANSWER_BYTES,
+        () => mark.headers(),
+      ) as typeof fetch,
     );
   }
 

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
-import {
-  type Client,
-  ClientFactory,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-} from '@a2a-js/sdk/client';
+import type { Client } from '@a2a-js/sdk/client';
+import { LazyModule } from '../../platform/lazy/lazy-module.js';
+
+/** The SDK's client, imported with the first call of a remote agent. */
+const sdk = new LazyModule('@a2a-js/sdk/client', () => import('@a2a-js/sdk/client'));
 
 /** Clients (their cards) kept per replica, least recently made first out. */
 const MAX_CLIENTS = 256;
@@ -29,6 +27,7 @@ export interface AgentTarget {
  * The official SDK clients of remote A2A agents, each made from its agent's card and kept for
  * a while. A client is kept per URL and headers: two registrations of one agent with different
  * credentials never share one. Every request goes through `fetchImpl` (the tenant egress).
+ * The SDK's client is imported with the first call of a remote agent.
  */
 export class A2AClients {
   private readonly clients = new Map<string, { client: Promise<Client>; at: number }>();
@@ -43,6 +42,19 @@ export class A2AClients {
     if (this.clients.size >= MAX_CLIENTS) {
       this.clients.delete(this.clients.keys().next().value as string);
     }
+    const client = this.create(target);
+    client.catch(() => this.forget(target));
+    this.clients.set(key, { client, at: now });
+    return client;
+  }
+
+  private async create(target: AgentTarget): Promise<Client> {
+    const {
+      ClientFactory,
+      DefaultAgentCardResolver,
+      JsonRpcTransportFactory,
+      RestTransportFactory,
+    } = await sdk.load();
     const fetchImpl = withHeaders(this.fetchImpl, target.headers ?? {});
     const factory = new ClientFactory({
       transports: [
@@ -51,10 +63,7 @@ export class A2AClients {
       ],
       cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
     });
-    const client = factory.createFromUrl(...cardLocation(target.url));
-    client.catch(() => this.forget(target));
-    this.clients.set(key, { client, at: now });
-    return client;
+    return factory.createFromUrl(...cardLocation(target.url));
   }
 
   /** Drops the agent's client: the next call reads its card again. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type ArgumentsValidator, SchemaValidator } from '../schema-validator.js';
+import type { ArgumentsValidator } from '../schema-validator.js';
+import { ToolSchemas } from '../tool-schemas.js';
 import { MAX_TOOLS_PER_TOOLSET, isName, isToolName } from '../tool.limits.js';
 import type { BuiltinTool, BuiltinToolset } from './builtin-tool.types.js';
 import { DEFAULT_BUILTINS } from './default-toolset.js';
@@ -25,13 +26,13 @@ function deepFreeze<T>(value: T): T {
  * The built-in toolsets: `default` (echo, current_time, calculator) and whatever feature modules
  * register at startup (the board's `board`), so tools/ never depends on those modules. Code, not
  * state: every tenant has them without any registration, and tenants cannot replace or delete
- * them. Schemas are compiled once, at registration.
+ * them. Schemas are compiled once, on their first use (ToolExecutor loads the validator).
  */
 @Injectable()
 export class BuiltinTools {
   private readonly toolsets = new Map<string, Map<string, CompiledBuiltinTool>>();
 
-  constructor(private readonly validator: SchemaValidator) {
+  constructor(private readonly schemas: ToolSchemas) {
     this.register(DEFAULT_BUILTINS);
   }
 
@@ -53,7 +54,7 @@ export class BuiltinTools {
       // Frozen: the specs are handed to every caller (and on to model providers) by reference.
       deepFreeze(tool.spec);
       if (tool.hints) deepFreeze(tool.hints);
-      tools.set(name, { ...tool, validate: this.validator.compile(tool.spec.parameters) });
+      tools.set(name, { ...tool, validate: this.schemas.onFirstUse(tool.spec.parameters) });
     }
     this.toolsets.set(toolset.name, tools);
   }

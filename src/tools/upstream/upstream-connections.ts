@@ -1,12 +1,10 @@
 import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import {
+import type {
   Client,
-  type FetchLike,
-  ProtocolError,
-  ProtocolErrorCode,
+  FetchLike,
   StreamableHTTPClientTransport,
-  type Tool,
+  Tool,
 } from '@modelcontextprotocol/client';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
@@ -14,6 +12,7 @@ import { PACKAGE } from '../../platform/config/package-info.js';
 import { TenantEgress } from '../../platform/http/tenant-egress.js';
 import { type CallSetup, answerAsks } from './upstream-call-setup.js';
 import { DeploymentMark } from '../../platform/state/deployment-mark.js';
+import { ProtocolErrorCode, mcpClientSdk } from '../mcp-sdk.js';
 import { egressFetch } from './upstream-fetch.js';
 import { originOf, upstreamKey } from './upstream-key.js';
 import {
@@ -49,7 +48,8 @@ const SHARED_ASKS: CallSetup = {
   capabilities: { elicitation: {}, sampling: {}, roots: {} },
   ask: ({ method }) =>
     Promise.reject(
-      new ProtocolError(
+      // Asked by a connected client, so the client SDK is loaded.
+      new (mcpClientSdk.get().ProtocolError)(
         ProtocolErrorCode.InvalidRequest,
         `${method}: the gateway relays this upstream's requests only to an MCP client in a 2025-era session that declared it answers them`,
       ),
@@ -105,7 +105,11 @@ export class UpstreamConnections implements OnModuleDestroy {
     mark: DeploymentMark,
   ) {
     this.connectTimeoutMs = config.get('tools', { infer: true }).timeoutMs;
-    this.fetch = egressFetch(egress.dispatcher, MAX_UPSTREAM_RESPONSE_BYTES, () => mark.headers());
+    this.fetch = egressFetch(
+      () => egress.dispatcher(),
+      MAX_UPSTREAM_RESPONSE_BYTES,
+      () => mark.headers(),
+    );
     this.sweeper = setInterval(() => this.closeIdle(), Math.min(60_000, UPSTREAM_IDLE_MS));
     this.sweeper.unref();
   }
@@ -238,6 +242,8 @@ export class UpstreamConnections implements OnModuleDestroy {
       beforeConnect?: (client: Client, transport: StreamableHTTPClientTransport) => void;
     },
   ): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+    // The client SDK is imported with the first connection (../mcp-sdk.ts).
+    const { Client, StreamableHTTPClientTransport } = await mcpClientSdk.load();
     const { listChanged, otherListChanged } = setup;
     // The gateway lists an upstream's prompts and resources live: a change is only passed on.
     const passOn = (list: 'prompts' | 'resources') =>

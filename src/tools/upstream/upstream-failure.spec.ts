@@ -1,7 +1,11 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import { EgressRefusedError } from '../../platform/http/egress-agent.js';
+import { mcpClientSdk } from '../mcp-sdk.js';
 import { UPSTREAM_UNREACHABLE, classifyUpstreamFailure } from './upstream-failure.js';
+
+// The errors come from a connected client: the SDK is loaded by then (../mcp-sdk.ts).
+beforeAll(() => mcpClientSdk.load());
 
 describe('classifyUpstreamFailure', () => {
   it("quotes a JSON-RPC error the server answered: that is the tool's answer", () => {

@@ -28,7 +28,7 @@ describe('egressFetch', () => {
   });
 
   it("hangs one listener on the caller's long-lived signal, however many exchanges used it", async () => {
-    const fetch = egressFetch(dispatcher, 1024, unmarked);
+    const fetch = egressFetch(() => Promise.resolve(dispatcher), 1024, unmarked);
     const connection = new AbortController();
     for (let i = 0; i < 20; i++) {
       const response = await fetch(`${base}/small`, { signal: connection.signal });
@@ -42,7 +42,7 @@ describe('egressFetch', () => {
   });
 
   it('still stops an exchange when the caller aborts, before or during it', async () => {
-    const fetch = egressFetch(dispatcher, 1024, unmarked);
+    const fetch = egressFetch(() => Promise.resolve(dispatcher), 1024, unmarked);
     const closed = new AbortController();
     closed.abort(new Error('closed'));
     await expect(fetch(`${base}/small`, { signal: closed.signal })).rejects.toThrow();

@@ -1,6 +1,7 @@
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { type Dispatcher, fetch as undiciFetch } from 'undici';
+import type { Dispatcher, fetch as undiciFetch } from 'undici';
 import { GATEWAY_USER_AGENT } from '../../platform/http/outbound.js';
+import { undici } from '../../platform/http/undici.js';
 
 /** Statuses whose Response may not have a body. */
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
@@ -92,12 +93,12 @@ function headerRecord(headers: RequestInit['headers']): Record<string, string> {
 
 /**
  * The `fetch` the MCP and A2A clients use for a tenant's server: every connection goes through
- * `dispatcher` (TenantEgress: each address checked by the egress policy, so SSRF protection
+ * `dispatcher()` (TenantEgress: each address checked by the egress policy, so SSRF protection
  * holds for redirects and re-resolved names too), every response body is cut off past
  * `maxBytes`, and the gateway names itself and marks the call as this deployment's (`marked`).
  */
 export function egressFetch(
-  dispatcher: Dispatcher,
+  dispatcher: () => Promise<Dispatcher>,
   maxBytes: number,
   marked: () => Promise<Record<string, string>>,
 ): FetchLike {
@@ -107,13 +108,14 @@ export function egressFetch(
     const linked = requestSignal(init.signal);
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
-      response = await undiciFetch(url, {
+      const { fetch } = await undici.load();
+      response = await fetch(url, {
         method: init.method,
         headers,
         body: init.body as string | undefined,
         signal: linked.signal,
         redirect: init.redirect,
-        dispatcher,
+        dispatcher: await dispatcher(),
       });
     } catch (error) {
       linked.release();

@@ -6,14 +6,8 @@ import { ProblemException } from '../../platform/http/problem.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { ToolResult } from '../builtin/builtin-tool.types.js';
 import type { ToolLogEntry, ToolReporter } from '../tool-stream.js';
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  type CallToolRequest,
-  type Client,
-  LOG_LEVEL_META_KEY,
-  type LoggingLevel,
-  isInputRequiredResult,
-} from '@modelcontextprotocol/client';
+import type { CallToolRequest, Client, LoggingLevel } from '@modelcontextprotocol/client';
+import { CLIENT_CAPABILITIES_META_KEY, LOG_LEVEL_META_KEY, mcpClientSdk } from '../mcp-sdk.js';
 import { UpstreamConnections } from './upstream-connections.js';
 import type { CallSetup } from './upstream-call-setup.js';
 import { classifyUpstreamFailure } from './upstream-failure.js';
@@ -103,7 +97,8 @@ export class UpstreamInvoker {
       const result = setup
         ? await this.connections.dedicated(target, setup, both, call)
         : await this.connections.use(target, both, call);
-      if (isInputRequiredResult(result)) {
+      // Answered by a connected client, so the client SDK is loaded.
+      if (mcpClientSdk.get().isInputRequiredResult(result)) {
         const asked = {
           ...(result.inputRequests && { inputRequests: result.inputRequests as JsonObject }),
           ...(result.requestState !== undefined && { requestState: result.requestState }),
