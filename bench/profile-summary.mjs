@@ -2,7 +2,9 @@
  * Summarizes V8 .cpuprofile files (from `node --cpu-prof`, e.g. BENCH_GATEWAY_NODE_ARGS="--cpu-prof
  * --cpu-prof-dir=/tmp/prof"): self time by package (or by our own source folder) and the top
  * functions, as percentages of all samples.
- *   node bench/profile-summary.mjs /tmp/prof/*.cpuprofile [--top 25] [--functions 25]
+ *   node bench/profile-summary.mjs /tmp/prof/*.cpuprofile [--top 25] [--functions 25] [--last-ms N]
+ * `--last-ms N` keeps only the samples of the last N ms of each profile (the measured load, not
+ * the process's start).
  */
 import { readFileSync } from 'node:fs';
 
@@ -15,6 +17,7 @@ const option = (name, fallback) => {
 };
 const topModules = option('--top', 25);
 const topFunctions = option('--functions', 25);
+const lastMs = option('--last-ms', Infinity);
 
 /** Where a frame's time belongs: an npm package, a folder of our dist/src, node internals, or V8. */
 function moduleOf({ url, functionName }) {
@@ -39,7 +42,14 @@ for (const file of args) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
   const counts = new Map();
-  for (const id of profile.samples) counts.set(id, (counts.get(id) ?? 0) + 1);
+  // Sample i was taken at startTime + the sum of timeDeltas[0..i] (µs).
+  const times = [];
+  let at = profile.startTime;
+  for (const delta of profile.timeDeltas) times.push((at += delta));
+  const from = profile.endTime - lastMs * 1000;
+  profile.samples.forEach((id, i) => {
+    if (times[i] >= from) counts.set(id, (counts.get(id) ?? 0) + 1);
+  });
   for (const [id, count] of counts) {
     const frame = nodes.get(id).callFrame;
     total += count;
