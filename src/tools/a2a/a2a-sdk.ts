@@ -12,11 +12,14 @@ export const a2aSdk = new LazyModule<typeof import('@a2a-js/sdk')>(
   () => import('@a2a-js/sdk'),
 );
 
+/** The members of a numeric enum, without its reverse mapping. */
+type Members<E> = { readonly [K in Exclude<keyof E, number>]: E[K] };
+
 /**
  * The protocol's task states and roles (the SDK's `TaskState` and `Role` enums, generated from
  * a2a.proto), copied so that what is loaded at start needs no SDK; a2a-sdk.spec.ts checks them.
  */
-export const TaskState = {
+export const TaskState: Members<typeof SdkTaskState> = {
   TASK_STATE_UNSPECIFIED: 0,
   TASK_STATE_SUBMITTED: 1,
   TASK_STATE_WORKING: 2,
@@ -27,15 +30,15 @@ export const TaskState = {
   TASK_STATE_REJECTED: 7,
   TASK_STATE_AUTH_REQUIRED: 8,
   UNRECOGNIZED: -1,
-} as const satisfies Record<keyof typeof SdkTaskState, SdkTaskState>;
+};
 export type TaskState = SdkTaskState;
 
-export const Role = {
+export const Role: Members<typeof SdkRole> = {
   ROLE_UNSPECIFIED: 0,
   ROLE_USER: 1,
   ROLE_AGENT: 2,
   UNRECOGNIZED: -1,
-} as const satisfies Record<keyof typeof SdkRole, SdkRole>;
+};
 export type Role = SdkRole;
 
 const STATE_NAMES = new Map<number, string>(
