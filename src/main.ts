@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-import { startingHeap } from './cli/heap-settings.js';
+import { holdYoungGeneration, startingHeap } from './cli/heap-settings.js';
 
-// The heap settings first, then everything else: imported only now, so it loads under them.
+// The heap settings first (cli/heap-settings.ts), then everything else, imported only now so
+// that it loads under them: the framework while the young generation may still grow, the rest
+// once it is held.
 startingHeap();
+await import('@nestjs/common');
+holdYoungGeneration();
 const { runSvc } = await import('./cli/svc.js');
 await runSvc();

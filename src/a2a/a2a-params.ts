@@ -1,5 +1,5 @@
-import { TaskState } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { TaskState, taskStateName } from '../tools/a2a/a2a-sdk.js';
 import type { TaskCursor } from './task-index.js';
 
 /** The page size ListTasks uses when none is asked for, and the bounds A2A sets for it. */
@@ -34,7 +34,7 @@ export function checkPageSize(value: number | undefined): number {
 /** A status filter A2A defines (UNSPECIFIED is none); an unknown one is refused. */
 export function checkStatus(value: TaskState | undefined): TaskState {
   const state = value ?? TaskState.TASK_STATE_UNSPECIFIED;
-  if (TaskState[state] === undefined || state === TaskState.UNRECOGNIZED) {
+  if (taskStateName(state) === undefined || state === TaskState.UNRECOGNIZED) {
     throw new RequestMalformedError(`status ${String(value)} is no task state`);
   }
   return state;

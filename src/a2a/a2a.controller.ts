@@ -2,13 +2,14 @@ import { All, Controller, Get, NotFoundException, Param, Post, Req, Res } from '
 import { ConfigService } from '@nestjs/config';
 import { ApiBody, ApiOperation, ApiParam } from '../platform/openapi/api-decorators.js';
 import type { Request, RequestHandler, Response } from 'express';
-import { AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import type { AgentSkill } from '@a2a-js/sdk';
 import { AgentSpecStore } from '../agents/agent-spec.store.js';
 import { Public, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { AuthenticatedRequest } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException } from '../platform/http/problem.js';
 import { LazyModule, importInTurn } from '../platform/lazy/lazy-module.js';
+import { a2aSdk } from '../tools/a2a/a2a-sdk.js';
 import { JSON_RPC_MESSAGE } from '../platform/openapi/json-rpc.schema.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { type A2ABinding, A2ATenantError, callerOf, nameAgent, tenantOf } from './a2a-caller.js';
@@ -240,6 +241,7 @@ const legacyCards = new LazyModule(
  */
 async function sendCard(req: Request, res: Response, subject: CardSubject): Promise<void> {
   const { legacyAgentCardRouter } = await legacyCards.load();
+  const { AgentCard } = await a2aSdk.load();
   const card = agentCard(subject);
   const legacy = legacyAgentCardRouter({
     agentCardProvider: () => Promise.resolve(card),

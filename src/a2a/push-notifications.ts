@@ -1,6 +1,6 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { StreamResponse, type TaskPushNotificationConfig } from '@a2a-js/sdk';
+import type { TaskPushNotificationConfig } from '@a2a-js/sdk';
 import {
   PushNotificationNotSupportedError,
   RequestMalformedError,
@@ -12,6 +12,7 @@ import { classifyError } from '../platform/http/classify-error.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../runs/record/run-record.js';
 import type { WebhookTarget } from '../runs/webhooks/run-webhook.store.js';
 import { RunWebhooks } from '../runs/webhooks/run-webhooks.service.js';
+import { a2aSdk } from '../tools/a2a/a2a-sdk.js';
 import { toTask } from './task-shapes.js';
 
 /** The one push configuration a task has (a run has one webhook). */
@@ -36,10 +37,13 @@ export class A2APushNotifications implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.webhooks.useFormat('a2a', (run, hook) => ({
-      payload: StreamResponse.toJSON({ payload: { $case: 'task', value: toTask(run) } }),
-      ...(hook.token ? { headers: { [TOKEN_HEADER]: hook.token } } : {}),
-    }));
+    this.webhooks.useFormat('a2a', async (run, hook) => {
+      const { StreamResponse } = await a2aSdk.load();
+      return {
+        payload: StreamResponse.toJSON({ payload: { $case: 'task', value: toTask(run) } }),
+        ...(hook.token ? { headers: { [TOKEN_HEADER]: hook.token } } : {}),
+      };
+    });
   }
 
   /** The webhook target of a push configuration, checked as a run webhook's URL is. */

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { type ListTasksRequest, type ListTasksResponse, TaskState } from '@a2a-js/sdk';
+import type { ListTasksRequest, ListTasksResponse } from '@a2a-js/sdk';
+import { TaskState } from '../tools/a2a/a2a-sdk.js';
 import type { RunRecord } from '../runs/record/run-record.js';
 import { runView } from '../runs/record/run-record.mapper.js';
 import { RunRecordStore } from '../runs/record/run-record.store.js';

@@ -1,6 +1,7 @@
-import { type Artifact, type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
+import type { Artifact, Message, Part, Task } from '@a2a-js/sdk';
 import type { ChatMessage } from '../providers/chat.types.js';
 import type { RunRecord, RunStatus } from '../runs/record/run-record.js';
+import { Role, TaskState } from '../tools/a2a/a2a-sdk.js';
 
 /** A run's status as an A2A task state (an approval a graph waits for is input the task needs). */
 const STATES: Record<RunStatus, TaskState> = {

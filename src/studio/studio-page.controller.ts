@@ -7,6 +7,8 @@ import {
   Req,
   Res,
 } from '@nestjs/common';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Request, Response } from 'express';
 import { Public } from '../platform/auth/auth.decorators.js';
 import {
@@ -26,11 +28,11 @@ import {
 @Controller('studio')
 export class StudioPageController implements OnModuleInit {
   private readonly logger = new Logger(StudioPageController.name);
-  private assets = new Map<string, StudioAsset>();
+  /** Read on the first request of the page, then kept. */
+  private assets?: Map<string, StudioAsset>;
 
   onModuleInit(): void {
-    this.assets = loadStudioAssets();
-    if (this.assets.size === 0) {
+    if (!existsSync(join(STUDIO_UI_DIR, 'index.html'))) {
       this.logger.warn(`studio page files not found in ${STUDIO_UI_DIR}: /studio answers 404`);
     }
   }
@@ -48,6 +50,7 @@ export class StudioPageController implements OnModuleInit {
   }
 
   private send(path: string, res: Response): void {
+    this.assets ??= loadStudioAssets();
     const asset = this.assets.get(path);
     if (!asset) throw new NotFoundException(`the studio page is not installed (${path})`);
     res.set({

@@ -35,8 +35,14 @@ export interface FormattedWebhook {
   headers?: Record<string, string>;
 }
 
-/** Writes a settled run as a webhook of one format (see RunWebhooks.useFormat). */
-export type WebhookFormatter = (run: RunRecord, hook: RunWebhook) => FormattedWebhook;
+/**
+ * Writes a settled run as a webhook of one format (see RunWebhooks.useFormat); asynchronously
+ * when it needs a library imported on first use (A2A's codecs).
+ */
+export type WebhookFormatter = (
+  run: RunRecord,
+  hook: RunWebhook,
+) => FormattedWebhook | Promise<FormattedWebhook>;
 
 /** The longest webhook address taken (as the REST field's bound). */
 export const MAX_WEBHOOK_URL = 2048;
@@ -234,7 +240,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /** The payload (and headers) of the hook's format; the gateway's own when none is known. */
-  private format(hook: RunWebhook, run: RunRecord): FormattedWebhook {
+  private async format(hook: RunWebhook, run: RunRecord): Promise<FormattedWebhook> {
     const build = hook.format === 'run' ? undefined : this.formats.get(hook.format);
     return build ? build(run, hook) : { payload: { type: 'run.settled', run } };
   }
@@ -263,7 +269,7 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
     // Read under the lease: another replica may have delivered it since the poll.
     const hook = await this.store.get(found.tenantId, found.runId);
     if (!hook || hook.status !== 'pending' || !this.secret) return;
-    const formatted = this.format(hook, runView(run));
+    const formatted = await this.format(hook, runView(run));
     const outcome = await sendSigned({
       url: hook.url,
       id: `${hook.tenantId}/${hook.runId}`,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { Role, type SendMessageRequest } from '@a2a-js/sdk';
+import type { SendMessageRequest } from '@a2a-js/sdk';
 import { A2AError } from '@a2a-js/sdk/errors';
+import { Role } from './a2a-sdk.js';
 import type { Client } from '@a2a-js/sdk/client';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { ProblemException } from '../../platform/http/problem.js';

@@ -1,6 +1,7 @@
-import { type Message, type Part, type Task, TaskState } from '@a2a-js/sdk';
+import type { Message, Part, Task } from '@a2a-js/sdk';
 import type { JsonValue } from '../../platform/state/state-store.js';
 import type { ToolResult } from '../builtin/builtin-tool.types.js';
+import { TaskState, taskStateName } from './a2a-sdk.js';
 
 const textOf = (parts: readonly Part[]) =>
   parts
@@ -35,7 +36,7 @@ export function a2aAnswer(result: Message | Task): ToolResult {
     return { result: { text, data }, isError: false };
   }
   const said = result.status?.message ? textOf(result.status.message.parts) : '';
-  const what = NOT_DONE[state] ?? `did not complete (state ${TaskState[state] ?? state})`;
+  const what = NOT_DONE[state] ?? `did not complete (state ${taskStateName(state) ?? state})`;
   return {
     result: `the remote agent ${what}${said ? `: ${said}` : ''}`,
     isError: true,

@@ -1,6 +1,7 @@
-import { type Message, type Task, TaskState } from '@a2a-js/sdk';
+import type { Message, Task } from '@a2a-js/sdk';
 import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import type { Client } from '@a2a-js/sdk/client';
+import { TaskState } from './a2a-sdk.js';
 
 /** States a task does not leave without its client: ended, or waiting for input. */
 const SETTLED: ReadonlySet<TaskState> = new Set([
