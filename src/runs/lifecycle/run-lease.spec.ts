@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import type { HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
@@ -74,6 +75,23 @@ describe('RunLeases', () => {
     await new Promise((resolve) => lease!.signal.addEventListener('abort', resolve));
     expect(lease!.signal.reason).toBeInstanceOf(ShuttingDown);
     await lease!.handOver();
+  });
+
+  it('leaves nothing of a finished run on the process-wide stop signal (no growth per run)', async () => {
+    const { keeper: leases } = keeper();
+    const runs = new RunLeases(leases, config());
+    const stopping = (runs as unknown as { stopping: AbortController }).stopping.signal;
+    const settled = await Promise.all(['r1', 'r2', 'r3'].map((id) => runs.claim('acme', id)));
+    const running = await runs.claim('acme', 'r4');
+    expect(getEventListeners(stopping, 'abort')).toHaveLength(4);
+    await settled[0]!.finish();
+    await settled[1]!.handOver();
+    await settled[2]!.finish();
+    expect(getEventListeners(stopping, 'abort')).toHaveLength(1);
+    running!.signal.addEventListener('abort', () => void running!.handOver());
+    await runs.onApplicationShutdown();
+    expect(running!.signal.reason).toBeInstanceOf(ShuttingDown);
+    expect(getEventListeners(stopping, 'abort')).toHaveLength(0);
   });
 
   it('stops runs up to a second before the drain ends, and at once without a drain', () => {
