@@ -43,6 +43,7 @@ import { PACKAGE } from '../platform/config/package-info.js';
 import { SURFACES } from './surfaces.js';
 import { OpenAiWireModule } from '../openai/openai.module.js';
 import { A2AModule } from '../a2a/a2a.module.js';
+import { EVERY_ROUTE } from '../platform/http/every-route.js';
 
 const MCP_MOUNT = Symbol('McpMount');
 
@@ -118,6 +119,6 @@ export class AppModule implements NestModule {
     consumer
       .apply(jsonBody(maxBodyBytes, maxJsonDepth))
       .exclude(...mcpRoutes(this.mcpPath))
-      .forRoutes('{*path}');
+      .forRoutes(EVERY_ROUTE);
   }
 }

@@ -13,6 +13,7 @@ import { AgentsToolset } from './run-agent.toolset.js';
 import { PlainRunner } from './plain/plain-runner.service.js';
 import { RunRecovery } from './lifecycle/run-recovery.service.js';
 import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
+import { EVERY_ROUTE } from '../platform/http/every-route.js';
 
 /**
  * The agent runtime: `POST /v1/agent/run`, plain execution, the runner every kind of run starts
@@ -36,6 +37,6 @@ import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
 export class AgentModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // Every route: any of them may lead to a run (REST, MCP, the chat webhook).
-    consumer.apply(RunLineageMiddleware).forRoutes('{*path}');
+    consumer.apply(RunLineageMiddleware).forRoutes(EVERY_ROUTE);
   }
 }

@@ -15,7 +15,7 @@ export class TenantChangeBus implements ServerEventBus {
   publish(): void {}
 
   subscribe(listener: (event: ServerEvent) => void): () => void {
-    const scope = listenScope.getStore();
+    const scope = listenScope.get();
     if (!scope) return () => {};
     return this.changes.subscribe(scope, listener);
   }

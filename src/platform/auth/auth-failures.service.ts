@@ -46,6 +46,8 @@ export class AuthFailures implements OnApplicationShutdown {
 
   /** Throws 429 (and sets Retry-After) when the request's client may not try now. */
   refuseIfBlocked(req: Request, res: Response): void {
+    // Nobody failed within the window: nobody is blocked (and no address is worked out).
+    if (this.budget.size === 0) return;
     const client = clientAddress(req);
     const retryAfter = this.budget.retryAfter(client);
     if (retryAfter === 0) return;

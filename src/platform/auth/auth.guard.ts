@@ -21,6 +21,12 @@ export class MissingPermissionException extends ForbiddenException {
   }
 }
 
+/** What a route asks of its caller, read from its metadata once per handler and class. */
+interface RouteAccess {
+  isPublic: boolean;
+  required: readonly string[];
+}
+
 /**
  * The one global guard: authenticates the API key, checks the route's required permissions and
  * keeps a tenant-bound key inside its tenant. 401 without or with a wrong key (the problem filter
@@ -35,14 +41,17 @@ export class AuthGuard implements CanActivate {
     private readonly failures: AuthFailures,
   ) {}
 
+  /** Route metadata by controller class and handler (a handler may be inherited by classes). */
+  private readonly routes = new Map<object, Map<object, RouteAccess>>();
+
   canActivate(context: ExecutionContext): boolean {
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const access = this.accessOf(context.getClass(), context.getHandler());
+    if (access.isPublic) return true;
     const http = context.switchToHttp();
     const req = http.getRequest<Request & AuthenticatedRequest>();
     if (this.registry.enabled) this.failures.refuseIfBlocked(req, http.getResponse<Response>());
     try {
-      return this.check(req, targets);
+      return this.check(req, access.required);
     } catch (error) {
       if (!(error instanceof UnauthorizedException || error instanceof ForbiddenException)) {
         throw error;
@@ -57,19 +66,30 @@ export class AuthGuard implements CanActivate {
     }
   }
 
-  private check(
-    req: Request & AuthenticatedRequest,
-    targets: ReturnType<ExecutionContext['getHandler' | 'getClass']>[],
-  ): boolean {
+  private accessOf(
+    controller: ReturnType<ExecutionContext['getClass']>,
+    handler: ReturnType<ExecutionContext['getHandler']>,
+  ): RouteAccess {
+    let handlers = this.routes.get(controller);
+    if (!handlers) this.routes.set(controller, (handlers = new Map<object, RouteAccess>()));
+    let access = handlers.get(handler);
+    if (!access) {
+      const targets = [handler, controller];
+      access = {
+        isPublic: this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets) === true,
+        required:
+          this.reflector.getAllAndOverride<string[] | undefined>(REQUIRED_PERMISSIONS, targets) ??
+          [],
+      };
+      handlers.set(handler, access);
+    }
+    return access;
+  }
+
+  private check(req: Request & AuthenticatedRequest, required: readonly string[]): boolean {
     const principal = this.authenticate(req);
     req.principal = principal;
-    const required = this.reflector.getAllAndOverride<string[] | undefined>(
-      REQUIRED_PERMISSIONS,
-      targets,
-    );
-    const missing = (required ?? []).filter(
-      (permission) => !permits(principal.permissions, permission),
-    );
+    const missing = required.filter((permission) => !permits(principal.permissions, permission));
     if (missing.length > 0) {
       throw new MissingPermissionException(missing);
     }

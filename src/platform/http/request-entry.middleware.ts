@@ -1,5 +1,5 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
-import { context } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import type { Request, Response } from 'express';
 import { PinoLogger } from 'nestjs-pino';
 import { performance } from 'node:perf_hooks';
@@ -86,7 +86,7 @@ export class RequestEntryMiddleware implements NestMiddleware {
       }
       logAnswered(this.logger.logger, fields, status, seconds * 1000, traceFields);
     });
-    if (traced) context.with(traced.context, inRequestScope, undefined, fields, next);
-    else inRequestScope(fields, next);
+    // One context for the rest of the request: its span and its log fields together.
+    context.with(inRequestScope(traced?.context ?? ROOT_CONTEXT, fields), next);
   }
 }

@@ -1,5 +1,6 @@
 import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
 import { RequestEntryMiddleware } from './request-entry.middleware.js';
+import { EVERY_ROUTE } from './every-route.js';
 
 /**
  * Mounts RequestEntryMiddleware on every route. AppModule imports it before every module that
@@ -8,6 +9,6 @@ import { RequestEntryMiddleware } from './request-entry.middleware.js';
 @Module({ providers: [RequestEntryMiddleware] })
 export class RequestEntryModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestEntryMiddleware).forRoutes('{*path}');
+    consumer.apply(RequestEntryMiddleware).forRoutes(EVERY_ROUTE);
   }
 }

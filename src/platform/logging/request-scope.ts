@@ -1,4 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Context } from '@opentelemetry/api';
+import { AmbientSlot } from '../context/ambient-slot.js';
 
 /** What every log line written while a request is handled says about it (`req`). */
 export interface RequestLogFields {
@@ -8,11 +9,11 @@ export interface RequestLogFields {
   remote?: string;
 }
 
-const scope = new AsyncLocalStorage<RequestLogFields>();
+const scope = new AmbientSlot<RequestLogFields>('svc.request.log-fields');
 
-/** Runs `handle` (the rest of the request) with `fields` as its request scope. */
-export function inRequestScope(fields: RequestLogFields, handle: () => void): void {
-  scope.run(fields, handle);
+/** `base` with `fields` as its request scope: the context the rest of the request runs in. */
+export function inRequestScope(base: Context, fields: RequestLogFields): Context {
+  return scope.in(base, fields);
 }
 
 /**
@@ -21,6 +22,6 @@ export function inRequestScope(fields: RequestLogFields, handle: () => void): vo
  * actually written.
  */
 export function requestLogFields(): { req?: RequestLogFields } {
-  const fields = scope.getStore();
+  const fields = scope.get();
   return fields ? { req: fields } : {};
 }

@@ -1,10 +1,12 @@
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import type { Database } from 'better-sqlite3';
 import type pg from 'pg';
 import { type DataSource, QueryFailedError, QueryResult } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
 import { type DataSourceReadiness, MigratedDataSource, messageOf } from './migrated-data-source.js';
 import { runStateMigrations } from './run-migrations.js';
+import { SqliteStatements } from './sqlite-statements.js';
 import { createStateDataSource } from './state-data-source.js';
 import { classifyStateError } from './state-unavailable.js';
 
@@ -21,6 +23,8 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   readonly backend: StateBackend;
   private readonly database: MigratedDataSource<StateBackend>;
   private readonly closeHooks: Array<() => Promise<unknown>> = [];
+  /** The sqlite connection's statements (prepared once, writes committed in groups). */
+  private sqlite?: { connection: Database; statements: SqliteStatements };
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
@@ -40,13 +44,15 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Runs one statement; rows and affected count come in the same shape on both drivers. On
-   * PostgreSQL it goes to the pool TypeORM opened, as a QueryRunner would send it (a client
-   * taken for the statement, a failure thrown as QueryFailedError), without building one.
+   * Runs one statement; rows and affected count come in the same shape on both drivers, as a
+   * TypeORM QueryRunner answers them (a failure thrown as QueryFailedError), without building
+   * one. On PostgreSQL it goes to the pool TypeORM opened (a client taken for the statement);
+   * on sqlite to TypeORM's better-sqlite3 connection through SqliteStatements.
    */
   query(sql: string, params: unknown[] = []): Promise<QueryResult> {
     return this.use(async (source) => {
-      const pool = this.backend === 'postgres' ? poolOf(source) : undefined;
+      if (this.backend === 'sqlite') return this.sqliteStatements(source).run(sql, params);
+      const pool = poolOf(source);
       if (pool) return queryPool(pool, sql, params);
       const runner = source.createQueryRunner();
       try {
@@ -55,6 +61,15 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
         await runner.release();
       }
     });
+  }
+
+  private sqliteStatements(source: DataSource): SqliteStatements {
+    const connection = (source.driver as unknown as { databaseConnection: Database })
+      .databaseConnection;
+    if (this.sqlite?.connection !== connection) {
+      this.sqlite = { connection, statements: new SqliteStatements(connection) };
+    }
+    return this.sqlite.statements;
   }
 
   /**

@@ -1,5 +1,4 @@
-import { DiagConsoleLogger, context, diag, propagation } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { DiagConsoleLogger, diag, propagation } from '@opentelemetry/api';
 import {
   CompositePropagator,
   W3CBaggagePropagator,
@@ -9,6 +8,7 @@ import {
   getStringFromEnv,
   getStringListFromEnv,
 } from '@opentelemetry/core';
+import { registerAmbientContext } from '../context/ambient-slot.js';
 import { importInTurn } from '../lazy/lazy-module.js';
 
 let started: Promise<void> | undefined;
@@ -16,7 +16,8 @@ let started: Promise<void> | undefined;
 /**
  * The process-wide half of OpenTelemetry, set up once however many gateways a process runs
  * (tests start many): the AsyncLocalStorage context manager (so the active span follows a
- * request across awaits), the W3C trace-context and baggage propagators, and diagnostics from
+ * request across awaits; platform/context registers it, as every ambient value rides in it),
+ * the W3C trace-context and baggage propagators, and diagnostics from
  * OTEL_LOG_LEVEL. No global tracer, meter or logger provider is registered: each app instance
  * owns its tracer and meter providers (see Tracing and Metrics), because the API takes one
  * global provider per process.
@@ -34,6 +35,7 @@ export function startProcessTelemetry(): Promise<void> {
 }
 
 function setUp(): Promise<void> {
+  registerAmbientContext();
   if (getStringListFromEnv('OTEL_PROPAGATORS') != null) return startNodeSdk();
   // As the NodeSDK's constructor: diagnostics first, whether or not the SDK is disabled.
   const logLevel = getStringFromEnv('OTEL_LOG_LEVEL');
@@ -41,9 +43,6 @@ function setUp(): Promise<void> {
     diag.setLogger(new DiagConsoleLogger(), { logLevel: diagLogLevelFromString(logLevel) });
   }
   if (getBooleanFromEnv('OTEL_SDK_DISABLED')) return Promise.resolve();
-  const contextManager = new AsyncLocalStorageContextManager();
-  contextManager.enable();
-  context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(
     new CompositePropagator({
       propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
@@ -56,6 +55,9 @@ async function startNodeSdk(): Promise<void> {
   const { NodeSDK } = await importInTurn(() => import('@opentelemetry/sdk-node'));
   new NodeSDK({
     autoDetectResources: false,
+    // The ambient context manager is registered already (registerAmbientContext). The SDK
+    // reads null as "register none" (setupContextManager); its type only says undefined.
+    contextManager: null as unknown as undefined,
     instrumentations: [],
     spanProcessors: [],
     metricReaders: [],

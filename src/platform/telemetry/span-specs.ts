@@ -66,6 +66,8 @@ export function runSpan(run: RunSpanInput): SpanSpec {
       ...(run.resumed !== undefined ? { [ATTR_SVC_RUN_RESUMED]: run.resumed } : {}),
     },
     links: run.links,
+    // The root of the trees /v1/runs/{id}/spans reads: kept in memory wherever it starts.
+    root: true,
   };
 }
 

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '@nestjs/common';
+import { AmbientSlot } from '../../platform/context/ambient-slot.js';
 import type { NewRunEvent, RunEvent, RunEventData, RunEventType } from './run-event.js';
 import { MAX_APPEND_BATCH } from './run-event.store.js';
 
@@ -31,7 +31,7 @@ interface Scope {
   step?: string;
 }
 
-const current = new AsyncLocalStorage<Scope>();
+const current = new AmbientSlot<Scope>('svc.run.journal');
 
 /**
  * The event log writer of one execution of a run on this replica. `emit` never blocks the run
@@ -57,7 +57,7 @@ export class RunJournal {
   ) {}
 
   static current(): RunJournal | undefined {
-    return current.getStore()?.journal;
+    return current.get()?.journal;
   }
 
   /** Runs `work` with this journal as the current one. */
@@ -67,7 +67,7 @@ export class RunJournal {
 
   /** Runs `work` as graph step `step`: its events carry the step. */
   static inStep<T>(step: string, work: () => T): T {
-    const scope = current.getStore();
+    const scope = current.get();
     return scope ? current.run({ ...scope, step }, work) : work();
   }
 
@@ -78,7 +78,7 @@ export class RunJournal {
 
   emit(type: RunEventType, data: RunEventData): void {
     if (type === 'model.delta' && !this.wantsDeltas) return;
-    const step = current.getStore()?.step;
+    const step = current.get()?.step;
     this.queue.push({ type, at: Date.now(), data: step === undefined ? data : { step, ...data } });
     if (type === 'model.delta') this.gathering?.start();
     if (this.draining) return;

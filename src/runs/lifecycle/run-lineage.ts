@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AmbientSlot } from '../../platform/context/ambient-slot.js';
 
 /**
  * How deep inside runs the code running now is: 0 for a person's request, 1 inside a run (its
@@ -6,7 +6,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * gateway. It follows the async context, so it reaches everything a run causes in this process
  * without being passed along (built-in tools, REST and MCP handlers, background work).
  */
-const lineage = new AsyncLocalStorage<number>();
+const lineage = new AmbientSlot<number>('svc.run.lineage');
 
 /**
  * How deep runs nest: a run a person starts is at depth 1, so it starts no runs. An agent never
@@ -16,7 +16,7 @@ const lineage = new AsyncLocalStorage<number>();
 export const MAX_RUN_DEPTH = 1;
 
 export function runDepth(): number {
-  return lineage.getStore() ?? 0;
+  return lineage.get() ?? 0;
 }
 
 /** True when a run started from here would nest deeper than MAX_RUN_DEPTH. */
