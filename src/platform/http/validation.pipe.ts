@@ -1,5 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
 import type { ValidatorOptions } from 'class-validator';
+import { passesValidation } from './fast-validation.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { type FieldError, MAX_VALIDATION_ERRORS, ValidationProblem } from './problem.js';
 import { prepareInput, unboxInput } from './validation-input.js';
@@ -81,8 +82,10 @@ class BoundedValidationPipe extends ValidationPipe {
 
   protected override stripProtoKeys(): void {}
 
+  /** A body that passes every rule is answered at once; class-validator reports the others. */
   protected override validate(object: object, validatorOptions?: ValidatorOptions) {
     unboxInput(object);
+    if (passesValidation(object)) return [];
     return super.validate(object, validatorOptions);
   }
 }
