@@ -116,6 +116,48 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
     expect(asked?.tool_calls?.[0]?.function.name).toBe(alias);
   });
 
+  it('calls the tools it offered the model, even one deleted while the model answered', async () => {
+    const seen: unknown[] = [];
+    const endpoint = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        seen.push(JSON.parse(body));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"status":"packing"}');
+      });
+    });
+    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const tool = `/v1/toolsets/offered/tools/lookup`;
+    await request(gateway.url)
+      .put(tool)
+      .set(auth)
+      .send({
+        tenant_id: 'acme',
+        description: 'looks an order up',
+        parameters: { type: 'object', properties: { order: { type: 'string' } } },
+        endpoint: { url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/` },
+      })
+      .expect(200);
+    model.reset((_req, n) =>
+      n === 0
+        ? {
+            delayMs: 300,
+            body: completion(null, [{ id: 'call_1', name: 'lookup', arguments: '{"order":"B"}' }]),
+          }
+        : { body: completion('Packing.') },
+    );
+    const running = run({ tenant_id: 'acme', toolset: 'offered', prompt: 'where is B?' });
+    const answered = running.then((res) => res);
+    while (model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await request(gateway.url).delete(tool).query({ tenant_id: 'acme' }).set(auth).expect(200);
+    const res = await answered;
+    endpoint.close();
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ text: 'Packing.', tool_calls: 1 });
+    expect(seen).toEqual([{ order: 'B' }]);
+  });
+
   it("never offers an alias that is another tool's own name: each call reaches the tool the model chose", async () => {
     const hits: string[] = [];
     const endpoint = createServer((req, res) => {

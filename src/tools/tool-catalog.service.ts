@@ -76,6 +76,20 @@ function upstreamContract(upstream: ResolvedUpstream, tool: ExposedTool): ToolCo
   };
 }
 
+/** The contracts of a resolved toolset as a model is offered them. */
+export function viewOf(found: ResolvedToolset): ToolsetView {
+  return {
+    tenantId: found.tenantId,
+    toolset: found.toolset,
+    version: found.version,
+    tools: found.tools.map(({ name, description, parameters }) => ({
+      name,
+      description,
+      parameters,
+    })),
+  };
+}
+
 /**
  * What tools a tenant has: the built-in toolsets (`default`, `board`: their built-ins plus what
  * the tenant registered there; version 0 until the tenant changes it) and every toolset the
@@ -139,17 +153,7 @@ export class ToolCatalog {
 
   /** The contracts a model is offered. Throws 404 `toolset-not-found`. */
   async view(tenantId: string, toolset: string): Promise<ToolsetView> {
-    const found = await this.describe(tenantId, toolset);
-    return {
-      tenantId,
-      toolset,
-      version: found.version,
-      tools: found.tools.map(({ name, description, parameters }) => ({
-        name,
-        description,
-        parameters,
-      })),
-    };
+    return viewOf(await this.describe(tenantId, toolset));
   }
 
   /** Every toolset of the tenant (the built-in ones always), sorted by name. */

@@ -43,6 +43,11 @@ export interface ExecuteOptions {
   reporter?: ToolReporter;
   /** The MCP client behind the call (MCP host only), which can answer an upstream's asks. */
   clientInput?: ClientInput;
+  /**
+   * The toolset as the caller resolved it (a run's, when it offered its tools to the model):
+   * the call uses it rather than reading the toolset again, so a run calls the tools it offered.
+   */
+  toolset?: ResolvedToolset;
 }
 
 /**
@@ -127,7 +132,12 @@ export class ToolExecutor {
       });
     };
     try {
-      const found = isToolName(name) ? await this.catalog.find(tenantId, toolset) : null;
+      const given = options.toolset;
+      const found = !isToolName(name)
+        ? null
+        : given?.tenantId === tenantId && given.toolset === toolset
+          ? given
+          : await this.catalog.find(tenantId, toolset);
       version = found?.version ?? null;
       const tool = found?.tools.find((candidate) => candidate.name === name);
       if (found && !tool) refuseUnavailableUpstream(found, name);

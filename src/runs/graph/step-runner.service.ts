@@ -8,7 +8,7 @@ import {
 import { AgentLoop } from '../loop/agent-loop.service.js';
 import { ToolCallLimitExceeded, type ToolCallBudget } from '../loop/tool-call-budget.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
-import { ToolCatalog } from '../../tools/tool-catalog.service.js';
+import { ToolCatalog, viewOf } from '../../tools/tool-catalog.service.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import { DEFAULT_TOOLSET } from '../../tools/tool.limits.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
@@ -130,11 +130,13 @@ export class StepRunner {
     const task = isObject(context.callArguments) ? context.callArguments.task : undefined;
     const content = typeof task === 'string' && task ? `${prompt}\n\n${task}` : prompt;
     const toolset = step.toolset ?? DEFAULT_TOOLSET;
-    const { tools } = await this.catalog.view(context.tenantId, toolset);
+    const resolved = await this.catalog.describe(context.tenantId, toolset);
+    const { tools } = viewOf(resolved);
     const result = await this.loop.run({
       tenantId: context.tenantId,
       toolset,
       tools,
+      resolved,
       model: context.model,
       messages: [{ role: 'user', content }],
       maxTurns: context.maxTurns,

@@ -14,6 +14,7 @@ import type { SpendMeter } from '../lifecycle/run-spending.js';
 import type { InFlightTurn, RunFinishReason } from '../record/run-record.js';
 import { ToolExecutor } from '../../tools/tool-executor.service.js';
 import type { ToolSpec } from '../../tools/tool.types.js';
+import type { ResolvedToolset } from '../../tools/tool-catalog.service.js';
 import { mapConcurrently } from './concurrency.js';
 import { ToolCallBudget, type ToolCallLimits } from './tool-call-budget.js';
 import { toolReply, toolResultContent } from './tool-result-content.js';
@@ -69,6 +70,8 @@ export interface LoopInput {
   tenantId: string;
   toolset: string;
   tools: ToolSpec[];
+  /** The toolset `tools` come from, as resolved: the calls run what the model was offered. */
+  resolved?: ResolvedToolset;
   model?: string;
   /** The conversation so far, ending with the new user input (or the run's last turn). */
   messages: ChatMessage[];
@@ -255,6 +258,7 @@ export class AgentLoop {
           signal: input.signal,
           actor: input.actor,
           callId: call.id,
+          ...(input.resolved ? { toolset: input.resolved } : {}),
           ...(input.idempotencyKey ? { idempotencyKey: input.idempotencyKey(turn, call) } : {}),
         },
       );

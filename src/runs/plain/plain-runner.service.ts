@@ -12,7 +12,7 @@ import {
   ConversationStore,
   modelHistory,
 } from '../../sessions/conversation.store.js';
-import { ToolCatalog } from '../../tools/tool-catalog.service.js';
+import { ToolCatalog, viewOf } from '../../tools/tool-catalog.service.js';
 import type { RunLease } from '../lifecycle/run-lease.js';
 import { RunLifecycle } from '../lifecycle/run-lifecycle.js';
 import { stoppedReason } from '../lifecycle/run-stop.js';
@@ -299,7 +299,8 @@ export class PlainRunner {
   private async runLoop(execution: Execution, progress: PlainProgress): Promise<StoredRun> {
     const { run } = execution;
     const { loop } = run;
-    const { tools } = await this.catalog.view(run.tenant_id, loop.toolset);
+    const resolved = await this.catalog.describe(run.tenant_id, loop.toolset);
+    const { tools } = viewOf(resolved);
     const inFlightCalls = progress.inFlight?.answer.tool_calls?.length ?? 0;
     let own = progress.own;
     let sessionVersion = progress.sessionVersion;
@@ -308,6 +309,7 @@ export class PlainRunner {
       tenantId: run.tenant_id,
       toolset: loop.toolset,
       tools,
+      resolved,
       model: loop.model,
       messages: [...modelHistory(progress.from), ...own],
       maxTurns: loop.max_turns,
