@@ -144,7 +144,7 @@ function add(
         return false;
       }
       property.rules.push({
-        checks: constraints.map((constraint) => constraint.instance as ValidatorConstraintInterface),
+        checks: constraints.map((constraint) => constraint.instance),
         constraints: item.constraints,
         each: item.each === true,
         validateIf: item.validateIf as Rule['validateIf'],
