@@ -13,11 +13,13 @@ function tracing(env: Record<string, string> = {}): Tracing {
 }
 
 describe('Tracing', () => {
-  it('nests spans across awaits and keeps them in memory without a collector', async () => {
+  it('nests spans across awaits and keeps them in memory without a collector (not statements)', async () => {
     const t = tracing();
     const traceId = await t.inSpan({ name: 'outer', root: true }, async (outer) => {
       await new Promise((resolve) => setTimeout(resolve, 1));
-      await t.inChildSpan({ name: 'inner' }, () => Promise.resolve());
+      await t.inSpan({ name: 'inner' }, () =>
+        t.inChildSpan({ name: 'statement' }, () => Promise.resolve()),
+      );
       expect(t.activeTraceId()).toBe(outer.spanContext().traceId);
       return outer.spanContext().traceId;
     });

@@ -189,12 +189,15 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
   }
 
   /**
-   * Like inSpan, but only below a span that is still recording (inside a request or a run);
-   * elsewhere `work` runs untraced. For frequent, cheap operations (state statements) whose
-   * spans are useful only as part of something larger: background sweeps make no root spans.
+   * Like inSpan, but only below a span that is still recording (inside a request or a run), and
+   * only for a collector; elsewhere `work` runs untraced. For frequent, cheap operations (state
+   * statements) whose spans are useful only as part of something larger: background sweeps
+   * make no root spans, and the in-memory ring keeps what a run did (its model, tool and step
+   * spans) rather than a span per statement, which filled it four times as fast and kept the
+   * garbage collector busy copying them.
    */
   inChildSpan<T>(spec: SpanSpec, work: () => Promise<T>): Promise<T> {
-    if (!this.tracer || !trace.getActiveSpan()?.isRecording()) return work();
+    if (!this.tracer || this.ring || !trace.getActiveSpan()?.isRecording()) return work();
     return this.inSpan(spec, work);
   }
 
