@@ -116,16 +116,15 @@ export interface RecentSpend {
  * add up while they wait, and one statement writes the rows of every run that added in the same
  * moment (GATHER_MS; at once when someone waits for them, `record`). The writer is closed, so
  * what waits is written, when the process shuts down; a crash loses what waits (see
- * docs/decisions.md). Reads sum a range of days of one tenant, after writing what this process
- * holds for the tenant, so a read on this replica sees every increment made here.
+ * docs/decisions.md). Reads sum a range of days of one tenant and see every increment made on
+ * this replica: the budget check adds what waits here to what the ledger answers, the usage
+ * report writes what waits for the tenant first.
  */
 @Injectable()
 export class UsageLedger {
   private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
   private readonly writer: BackgroundWriter<UsageEntry>;
-  /** Tenants this process may hold unwritten increments of. */
-  private readonly unwritten = new Set<string>();
 
   constructor(private readonly database: StateDatabase) {
     this.dialect = sqlDialect(database.backend);
@@ -146,7 +145,6 @@ export class UsageLedger {
 
   /** Adds `entry` to the ledger soon (with whatever else is added in the same moment). */
   add(entry: UsageEntry): void {
-    this.unwritten.add(entry.tenantId);
     this.writer.add(entry);
   }
 
@@ -159,12 +157,26 @@ export class UsageLedger {
     return this.writer.flush();
   }
 
-  /** Tokens (prompt + completion) the tenant spent on `today`, and from `since` to `today`. */
+  /**
+   * Tokens (prompt + completion) the tenant spent on `today`, and from `since` to `today`: what
+   * the ledger holds plus what this process has not written yet. Budget checks read this before
+   * every new run, so it must not flush the increments of every run it checks (batching would
+   * buy a tenant with a budget nothing).
+   */
   async spent(tenantId: string, since: string, today: string): Promise<RecentSpend> {
-    await this.written(tenantId);
-    const result = await this.database.query(this.sql.spent, [today, tenantId, since, today]);
+    const read = () => this.database.query(this.sql.spent, [today, tenantId, since, today]);
+    const { read: result, waiting } = this.writer.holds((entry) => entry.tenantId === tenantId)
+      ? await this.writer.unwritten(read)
+      : { read: await read(), waiting: [] };
     const row = result.records[0] as { today: unknown; period: unknown } | undefined;
-    return { today: Number(row?.today ?? 0), since: Number(row?.period ?? 0) };
+    const spent = { today: Number(row?.today ?? 0), since: Number(row?.period ?? 0) };
+    for (const entry of waiting) {
+      if (entry.tenantId !== tenantId || entry.day < since || entry.day > today) continue;
+      const tokens = (entry.promptTokens ?? 0) + (entry.completionTokens ?? 0);
+      spent.since += tokens;
+      if (entry.day === today) spent.today += tokens;
+    }
+    return spent;
   }
 
   /**
@@ -196,7 +208,7 @@ export class UsageLedger {
 
   /** Writes what this process holds for the tenant before it is read. */
   private async written(tenantId: string): Promise<void> {
-    if (this.unwritten.has(tenantId)) await this.writer.flush();
+    if (this.writer.holds((entry) => entry.tenantId === tenantId)) await this.writer.flush();
   }
 
   private async write(batch: UsageEntry[]): Promise<void> {
@@ -211,7 +223,5 @@ export class UsageLedger {
       entry.runs ?? 0,
     ]);
     await this.database.query(addStatement(this.dialect, batch.length), params);
-    // Everything added before this write is written: no tenant has increments waiting.
-    if (this.writer.size === 0) this.unwritten.clear();
   }
 }

@@ -7,6 +7,7 @@ import { logAnswered } from '../logging/access-log.js';
 import { assignRequestId } from '../logging/request-id.js';
 import { inRequestScope, type RequestLogFields } from '../logging/request-scope.js';
 import { Metrics } from '../telemetry/metrics.service.js';
+import { isPolledPath } from './polled-paths.js';
 import {
   ATTR_HTTP_REQUEST_METHOD,
   ATTR_HTTP_RESPONSE_STATUS_CODE,
@@ -15,17 +16,6 @@ import {
   ATTR_URL_PATH,
 } from '../telemetry/semconv.js';
 import { Tracing, markFailed } from '../telemetry/tracing.service.js';
-
-/** Probes and scrapes arrive every few seconds: measured, but not traced. */
-function untraced(path: string): boolean {
-  return (
-    path === '/healthz' ||
-    path === '/readyz' ||
-    path === '/health' ||
-    path === '/metrics' ||
-    path.endsWith('/health')
-  );
-}
 
 /** The route template Express matched (`/v1/runs/:run_id`), never the raw path. */
 function routeOf(req: Request): string | undefined {
@@ -56,7 +46,8 @@ export class RequestEntryMiddleware implements NestMiddleware {
     const method = req.method;
     const path = req.originalUrl.split('?', 1)[0];
     const fields: RequestLogFields = { id, method, path, remote: req.socket.remoteAddress };
-    const traced = untraced(path)
+    const polled = isPolledPath(path);
+    const traced = polled
       ? undefined
       : this.tracing.startServerSpan(
           {
@@ -84,7 +75,7 @@ export class RequestEntryMiddleware implements NestMiddleware {
         const { traceId, spanId } = span.spanContext();
         traceFields = { trace_id: traceId, span_id: spanId };
       }
-      logAnswered(this.logger.logger, fields, status, seconds * 1000, traceFields);
+      if (!polled) logAnswered(this.logger.logger, fields, status, seconds * 1000, traceFields);
     });
     // One context for the rest of the request: its span and its log fields together.
     context.with(inRequestScope(traced?.context ?? ROOT_CONTEXT, fields), next);

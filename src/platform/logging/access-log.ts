@@ -1,14 +1,12 @@
 import type { Logger } from 'pino';
 import type { RequestLogFields } from './request-scope.js';
 
-/** Probes are polled every few seconds; logging each one would drown everything else. */
-const QUIET_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/health']);
-
 /**
  * The one line per answered request (`request completed`, or `request errored` for a 5xx) at
  * info level, with its status and duration in ms: the access log. `logger` is the root logger;
  * the line carries the request's fields explicitly, since it is written when the response
- * closes, outside the request's scope.
+ * closes, outside the request's scope. Polled paths (probes, /metrics) are left out by the
+ * caller (platform/http/polled-paths.ts).
  */
 export function logAnswered(
   logger: Logger,
@@ -17,7 +15,7 @@ export function logAnswered(
   responseTimeMs: number,
   traceFields: { trace_id?: string; span_id?: string },
 ): void {
-  if (QUIET_PATHS.has(req.path) || !logger.isLevelEnabled('info')) return;
+  if (!logger.isLevelEnabled('info')) return;
   const fields = { ...traceFields, req, res: { status }, responseTime: Math.round(responseTimeMs) };
   if (status >= 500) {
     logger.info(

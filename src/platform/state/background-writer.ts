@@ -54,6 +54,10 @@ export class BackgroundWriter<T> {
   private gen = 0;
   private timer?: NodeJS.Timeout;
   private writing: Promise<void> | null = null;
+  /** The batch being written now. */
+  private inFlight: T[] = [];
+  /** Batches taken to be written since start (what a reader compares, see `unwritten`). */
+  private batches = 0;
   private backingOff = false;
   private retryDelay = RETRY_MIN_MS;
   private closed = false;
@@ -67,6 +71,36 @@ export class BackgroundWriter<T> {
   /** Items waiting to be written. */
   get size(): number {
     return this.pending.size;
+  }
+
+  /** Whether an item that may not be written yet (waiting, or being written) matches. */
+  holds(match: (item: T) => boolean): boolean {
+    if (this.inFlight.some(match)) return true;
+    for (const entry of this.pending.values()) if (match(entry.item)) return true;
+    return false;
+  }
+
+  /**
+   * Reads the database with what this writer still holds: `read()`'s answer and the items that
+   * are not in it, neither flushed nor waited for beyond a write under way. Items waiting when
+   * the read answers were never sent, and everything taken before the read was written before
+   * it began; a batch taken while the read was under way could be in it or not, so the read is
+   * made again (a read takes a moment, batches are gathered for longer).
+   */
+  async unwritten<R>(read: () => Promise<R>): Promise<{ read: R; waiting: T[] }> {
+    for (let attempt = 0; ; attempt++) {
+      while (this.writing) await this.writing;
+      const batches = this.batches;
+      const answer = await read();
+      if (this.batches === batches || attempt >= 3) {
+        // After three tries under a steady stream of batches: flushed, then read as it is.
+        if (this.batches !== batches) {
+          await this.flush();
+          return { read: await read(), waiting: [] };
+        }
+        return { read: answer, waiting: [...this.pending.values()].map((entry) => entry.item) };
+      }
+    }
   }
 
   /** Items dropped since start (buffer full, refused by the database, or left at shutdown). */
@@ -167,11 +201,14 @@ export class BackgroundWriter<T> {
     while (this.pending.size > 0 && !this.closed) {
       const batch = this.take();
       try {
-        await this.options.write(batch.map((entry) => entry.item));
+        this.inFlight = batch.map((entry) => entry.item);
+        await this.options.write(this.inFlight);
+        this.inFlight = [];
         this.outage.succeeded();
         this.retryDelay = RETRY_MIN_MS;
         this.dropLogged = false;
       } catch (error) {
+        this.inFlight = [];
         if (!(error instanceof StateUnavailableError)) {
           this.drop(batch.length, 'refused by the database', error);
         } else {
@@ -191,6 +228,7 @@ export class BackgroundWriter<T> {
 
   /** The oldest entries, at most one batch. */
   private take(): Array<Entry<T>> {
+    this.batches++;
     const batch: Array<Entry<T>> = [];
     for (const [key, entry] of this.pending) {
       if (batch.length >= this.options.maxBatch) break;
