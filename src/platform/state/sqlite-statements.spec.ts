@@ -72,6 +72,24 @@ describe('SqliteStatements', () => {
     ]);
   });
 
+  it('fails a whole group at once when the database is locked, without retrying each statement', async () => {
+    const other = new Database(join(dir, 'state.sqlite'));
+    db.pragma('busy_timeout = 50');
+    other.exec('BEGIN IMMEDIATE'); // another process holds the write lock
+    const results = await Promise.allSettled([insert('a', 1), insert('b', 2), insert('c', 3)]);
+    other.exec('ROLLBACK');
+    other.close();
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    const reason = (results[0] as PromiseRejectedResult).reason as QueryFailedError & {
+      driverError: { code: string };
+    };
+    expect(reason.driverError.code).toMatch(/^SQLITE_BUSY/);
+    // One attempt for the group (one error for all), not one busy wait per statement.
+    const errors = results.map((r) => (r as PromiseRejectedResult).reason as typeof reason);
+    expect(new Set(errors.map((e) => e.driverError)).size).toBe(1);
+    await expect(insert('d', 4)).resolves.toMatchObject({ records: [{ k: 'd' }] });
+  });
+
   it('keeps the order of statements: a read asked for after a write sees it', async () => {
     const write = insert('a', 7);
     const read = statements.run('SELECT v FROM t WHERE k = ?', ['a']);

@@ -4,6 +4,14 @@ import { QueryFailedError, QueryResult } from 'typeorm';
 /** Prepared statements kept per connection; the gateway's state statements are far fewer. */
 const MAX_CACHED_STATEMENTS = 256;
 
+/**
+ * Failures of the database rather than of one statement (locked past the busy timeout, the
+ * disk, the file): a group that meets one fails whole. Running its statements again one by one
+ * would meet it again, each after its own busy timeout, with the event loop held meanwhile.
+ */
+const DATABASE_FAILURE =
+  /^SQLITE_(BUSY|LOCKED|IOERR|CANTOPEN|FULL|READONLY|CORRUPT|NOTADB|NOMEM|PROTOCOL|PERM|INTERRUPT)(_|$)/;
+
 interface Pending {
   statement: Statement;
   sql: string;
@@ -25,7 +33,8 @@ interface Pending {
  *   appends each page it changed to the log and takes the log's locks; a group writes a page
  *   once however many statements changed it. Each caller still gets its own result after its
  *   statement is committed. A statement that fails rolls its group back; the group's statements
- *   then run again one by one, so only that one fails.
+ *   then run again one by one, so only that one fails (a failure of the database itself, such
+ *   as the file staying locked by another process, fails the whole group at once).
  *
  * Order is kept: while writes wait, a read waits behind them, so a statement never sees less
  * than the statements asked for before it.
@@ -83,8 +92,13 @@ export class SqliteStatements {
     let results: QueryResult[];
     try {
       results = this.inTransaction(group);
-    } catch {
-      // Rolled back: nothing of the group is written. Each runs again on its own.
+    } catch (error) {
+      // Rolled back: nothing of the group is written. A statement's own failure: each runs
+      // again on its own, so only that one fails; the database's: every one fails with it.
+      if (DATABASE_FAILURE.test(String((error as { code?: unknown }).code))) {
+        for (const p of group) p.reject(new QueryFailedError(p.sql, p.params, error as Error));
+        return;
+      }
       for (const pending of group) runAlone(pending);
       return;
     }
