@@ -17,6 +17,23 @@ interface WireMessage {
   tool_call_id?: string;
 }
 
+/** A tool endpoint on loopback that records the JSON body of every call and answers `reply`. */
+async function recordingTool(reply: string) {
+  const seen: unknown[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      seen.push(JSON.parse(body));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(reply);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { seen, url, close: () => server.close() };
+}
+
 describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (backend) => {
   const model = new MockModel();
   beforeAll(() => model.start());
@@ -67,17 +84,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
   });
 
   it('offers a 128-character dotted tool name under an alias the API accepts, and calls the real tool', async () => {
-    const seen: unknown[] = [];
-    const endpoint = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        seen.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"status":"shipped"}');
-      });
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const { seen, url, close } = await recordingTool('{"status":"shipped"}');
     const name = `orders.lookup.${'x'.repeat(114)}`; // 128 characters, with dots
     await request(gateway.url)
       .put(`/v1/toolsets/long/tools/${name}`)
@@ -86,7 +93,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
         tenant_id: 'acme',
         description: 'looks an order up',
         parameters: { type: 'object', properties: { order: { type: 'string' } } },
-        endpoint: { url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/` },
+        endpoint: { url },
       })
       .expect(200);
     let alias = '';
@@ -102,7 +109,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
     const res = await run({ tenant_id: 'acme', toolset: 'long', prompt: 'where is A-17?' }).expect(
       200,
     );
-    endpoint.close();
+    close();
     expect(alias).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     expect(alias.startsWith('orders_lookup_')).toBe(true);
     expect(res.body).toMatchObject({ text: 'It has shipped.', tool_calls: 1 });
@@ -117,17 +124,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
   });
 
   it('calls the tools it offered the model, even one deleted while the model answered', async () => {
-    const seen: unknown[] = [];
-    const endpoint = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        seen.push(JSON.parse(body));
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{"status":"packing"}');
-      });
-    });
-    await new Promise<void>((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
+    const { seen, url, close } = await recordingTool('{"status":"packing"}');
     const tool = `/v1/toolsets/offered/tools/lookup`;
     await request(gateway.url)
       .put(tool)
@@ -136,7 +133,7 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
         tenant_id: 'acme',
         description: 'looks an order up',
         parameters: { type: 'object', properties: { order: { type: 'string' } } },
-        endpoint: { url: `http://127.0.0.1:${(endpoint.address() as AddressInfo).port}/` },
+        endpoint: { url },
       })
       .expect(200);
     model.reset((_req, n) =>
@@ -147,12 +144,14 @@ describe.each(BACKENDS)('agent runs against an OpenAI-compatible model (%s)', (b
           }
         : { body: completion('Packing.') },
     );
-    const running = run({ tenant_id: 'acme', toolset: 'offered', prompt: 'where is B?' });
-    const answered = running.then((res) => res);
+    // Sent now (then), answered after the deletion below.
+    const answered = run({ tenant_id: 'acme', toolset: 'offered', prompt: 'where is B?' }).then(
+      (res) => res,
+    );
     while (model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     await request(gateway.url).delete(tool).query({ tenant_id: 'acme' }).set(auth).expect(200);
     const res = await answered;
-    endpoint.close();
+    close();
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ text: 'Packing.', tool_calls: 1 });
     expect(seen).toEqual([{ order: 'B' }]);

@@ -88,19 +88,17 @@ export class BackgroundWriter<T> {
    * made again (a read takes a moment, batches are gathered for longer).
    */
   async unwritten<R>(read: () => Promise<R>): Promise<{ read: R; waiting: T[] }> {
-    for (let attempt = 0; ; attempt++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       while (this.writing) await this.writing;
       const batches = this.batches;
       const answer = await read();
-      if (this.batches === batches || attempt >= 3) {
-        // After three tries under a steady stream of batches: flushed, then read as it is.
-        if (this.batches !== batches) {
-          await this.flush();
-          return { read: await read(), waiting: [] };
-        }
+      if (this.batches === batches) {
         return { read: answer, waiting: [...this.pending.values()].map((entry) => entry.item) };
       }
     }
+    // Three tries under a steady stream of batches: flushed, then read as it is.
+    await this.flush();
+    return { read: await read(), waiting: [] };
   }
 
   /** Items dropped since start (buffer full, refused by the database, or left at shutdown). */
@@ -200,15 +198,13 @@ export class BackgroundWriter<T> {
   private async drain(): Promise<void> {
     while (this.pending.size > 0 && !this.closed) {
       const batch = this.take();
+      this.inFlight = batch.map((entry) => entry.item);
       try {
-        this.inFlight = batch.map((entry) => entry.item);
         await this.options.write(this.inFlight);
-        this.inFlight = [];
         this.outage.succeeded();
         this.retryDelay = RETRY_MIN_MS;
         this.dropLogged = false;
       } catch (error) {
-        this.inFlight = [];
         if (!(error instanceof StateUnavailableError)) {
           this.drop(batch.length, 'refused by the database', error);
         } else {
@@ -220,6 +216,8 @@ export class BackgroundWriter<T> {
           this.retryDelay = Math.min(this.retryDelay * 2, RETRY_MAX_MS);
           return;
         }
+      } finally {
+        this.inFlight = [];
       }
       const [head] = this.pending.values();
       this.resolveWaiters(head ? head.gen - 1 : Infinity);

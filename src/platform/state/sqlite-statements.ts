@@ -58,18 +58,14 @@ export class SqliteStatements {
     try {
       statement = this.prepared(sql);
     } catch (error) {
-      return Promise.reject(new QueryFailedError(sql, values, error as Error));
-    }
-    if (statement.readonly && this.queue.length === 0) {
-      try {
-        return Promise.resolve(execute(statement, values));
-      } catch (error) {
-        return Promise.reject(new QueryFailedError(sql, values, error as Error));
-      }
+      return Promise.reject(failed(sql, values, error));
     }
     return new Promise((resolve, reject) => {
+      const pending = { statement, sql, params: values, resolve, reject };
+      // A read with no write waiting goes at once; anything else waits for the group.
+      if (statement.readonly && this.queue.length === 0) return runAlone(pending);
       if (this.queue.length === 0) setImmediate(() => this.commitQueued());
-      this.queue.push({ statement, sql, params: values, resolve, reject });
+      this.queue.push(pending);
     });
   }
 
@@ -96,7 +92,7 @@ export class SqliteStatements {
       // Rolled back: nothing of the group is written. A statement's own failure: each runs
       // again on its own, so only that one fails; the database's: every one fails with it.
       if (DATABASE_FAILURE.test(String((error as { code?: unknown }).code))) {
-        for (const p of group) p.reject(new QueryFailedError(p.sql, p.params, error as Error));
+        for (const p of group) p.reject(failed(p.sql, p.params, error));
         return;
       }
       for (const pending of group) runAlone(pending);
@@ -110,8 +106,13 @@ function runAlone(pending: Pending): void {
   try {
     pending.resolve(execute(pending.statement, pending.params));
   } catch (error) {
-    pending.reject(new QueryFailedError(pending.sql, pending.params, error as Error));
+    pending.reject(failed(pending.sql, pending.params, error));
   }
+}
+
+/** A statement's failure as TypeORM's runner reports it (the driver's error inside). */
+function failed(sql: string, params: unknown[], error: unknown): QueryFailedError {
+  return new QueryFailedError(sql, params, error as Error);
 }
 
 function execute(statement: Statement, params: unknown[]): QueryResult {

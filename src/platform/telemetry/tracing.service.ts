@@ -168,8 +168,9 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
   inSpan<T>(spec: SpanSpec, work: (span: Span) => Promise<T>, parent?: Context): Promise<T> {
     if (!this.tracer) return work(NO_SPAN);
     const base = parent ?? context.active();
-    if (this.ring && !spec.root && !trace.getSpan(base)?.isRecording()) {
-      return work(trace.getSpan(base) ?? NO_SPAN);
+    if (this.ring && !spec.root) {
+      const parentSpan = trace.getSpan(base);
+      if (!parentSpan?.isRecording()) return work(parentSpan ?? NO_SPAN);
     }
     const span = this.tracer.startSpan(
       spec.name,
