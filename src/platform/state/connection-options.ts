@@ -33,6 +33,12 @@ export interface PostgresConnectionSpec {
   /** Shown in pg_stat_activity: which pool of the gateway a connection belongs to. */
   applicationName: string;
   onPoolError: (error: Error) => void;
+  /**
+   * node-postgres's pipeline mode: a client sends the statements it is given without waiting
+   * for the answer to the one before (each keeps its own implicit transaction). The state
+   * pool's statements go in groups (PostgresStatements).
+   */
+  pipeline?: boolean;
 }
 
 /** A PostgreSQL pool as every pool of the gateway opens it. */
@@ -52,6 +58,7 @@ export function postgresConnection(spec: PostgresConnectionSpec): Connection<'po
       query_timeout: spec.queryTimeoutMs,
       keepAlive: true,
       keepAliveInitialDelayMillis: PG_KEEPALIVE_DELAY_MS,
+      pipeline: spec.pipeline ?? false,
     },
   };
 }

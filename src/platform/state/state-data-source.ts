@@ -31,6 +31,7 @@ export function stateDataSourceOptions(
           queryTimeoutMs: config.queryTimeoutMs,
           applicationName: 'svc-gateway',
           onPoolError,
+          pipeline: true,
         }),
       }
     : { ...common, ...sqliteConnection(config.sqlitePath) };

@@ -2,10 +2,11 @@ import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } fro
 import { ConfigService } from '@nestjs/config';
 import type { Database } from 'better-sqlite3';
 import type pg from 'pg';
-import { type DataSource, QueryFailedError, QueryResult } from 'typeorm';
+import type { DataSource, QueryResult } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
 import { type DataSourceReadiness, MigratedDataSource, messageOf } from './migrated-data-source.js';
 import { runStateMigrations } from './run-migrations.js';
+import { PostgresStatements } from './postgres-statements.js';
 import { SqliteStatements } from './sqlite-statements.js';
 import { createStateDataSource } from './state-data-source.js';
 import { classifyStateError } from './state-unavailable.js';
@@ -25,6 +26,8 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   private readonly closeHooks: Array<() => Promise<unknown>> = [];
   /** The sqlite connection's statements (prepared once, writes committed in groups). */
   private sqlite?: { connection: Database; statements: SqliteStatements };
+  /** The PostgreSQL pool's statements (sent in pipelined groups). */
+  private postgres?: { pool: pg.Pool; statements: PostgresStatements };
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
@@ -46,14 +49,14 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   /**
    * Runs one statement; rows and affected count come in the same shape on both drivers, as a
    * TypeORM QueryRunner answers them (a failure thrown as QueryFailedError), without building
-   * one. On PostgreSQL it goes to the pool TypeORM opened (a client taken for the statement);
-   * on sqlite to TypeORM's better-sqlite3 connection through SqliteStatements.
+   * one. On PostgreSQL it goes to the pool TypeORM opened through PostgresStatements (pipelined
+   * groups); on sqlite to TypeORM's better-sqlite3 connection through SqliteStatements.
    */
   query(sql: string, params: unknown[] = []): Promise<QueryResult> {
     return this.use(async (source) => {
       if (this.backend === 'sqlite') return this.sqliteStatements(source).run(sql, params);
       const pool = poolOf(source);
-      if (pool) return queryPool(pool, sql, params);
+      if (pool) return this.postgresStatements(pool).run(sql, params);
       const runner = source.createQueryRunner();
       try {
         return await runner.query(sql, params, true);
@@ -61,6 +64,12 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
         await runner.release();
       }
     });
+  }
+
+  private postgresStatements(pool: pg.Pool): PostgresStatements {
+    if (this.postgres?.pool !== pool)
+      this.postgres = { pool, statements: new PostgresStatements(pool) };
+    return this.postgres.statements;
   }
 
   private sqliteStatements(source: DataSource): SqliteStatements {
@@ -109,33 +118,4 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
 function poolOf(source: DataSource): pg.Pool | undefined {
   const master = (source.driver as unknown as { master?: pg.Pool }).master;
   return typeof master?.connect === 'function' ? master : undefined;
-}
-
-/**
- * One statement on a client of `pool`, answered as PostgresQueryRunner answers it (`records`
- * the rows, `affected` the row count). A client whose connection fails while it is out is
- * released with the error, so the pool drops it (a checked-out client's error would otherwise
- * have no listener).
- */
-async function queryPool(pool: pg.Pool, sql: string, params: unknown[]): Promise<QueryResult> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on('error', onError);
-  try {
-    const raw = await client.query(sql, params);
-    const result = new QueryResult();
-    result.records = raw.rows;
-    if (raw.rowCount !== null) result.affected = raw.rowCount;
-    result.raw =
-      raw.command === 'UPDATE' || raw.command === 'DELETE' ? [raw.rows, raw.rowCount] : raw.rows;
-    return result;
-  } catch (error) {
-    throw new QueryFailedError(sql, params, error as Error);
-  } finally {
-    client.removeListener('error', onError);
-    client.release(broken);
-  }
 }
