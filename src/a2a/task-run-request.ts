@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Message, SendMessageRequest, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { RunRecord } from '../runs/record/run-record.js';
@@ -6,6 +5,7 @@ import type { RunRequest } from '../runs/run-request.js';
 import type { WebhookTarget } from '../runs/webhooks/run-webhook.store.js';
 import type { A2ACaller } from './a2a-caller.js';
 import { messageText } from './task-shapes.js';
+import { newRecordId } from '../platform/ids/new-record-id.js';
 
 const ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
@@ -46,7 +46,7 @@ export function taskRunRequest(
     agent: caller.agent,
     toolset: caller.toolset,
     input: [{ role: 'user', content: text }],
-    runId: ID.test(message.messageId) ? message.messageId : randomUUID(),
+    runId: ID.test(message.messageId) ? message.messageId : newRecordId(),
     ...(message.contextId && { sessionId: message.contextId }),
     maxTurns: options.maxTurns,
     multitask: 'enqueue',

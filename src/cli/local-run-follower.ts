@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { INestApplicationContext } from '@nestjs/common';
 import { AgentRunner } from '../runs/agent-runner.service.js';
 import { MAX_EVENTS_PAGE } from '../runs/dto/run-events-query.dto.js';
@@ -7,6 +6,7 @@ import { RunEventFeed } from '../runs/events/run-event-feed.js';
 import { RunStreams } from '../runs/events/run-streams.js';
 import type { RunRecord } from '../runs/record/run-record.js';
 import type { RunRequest } from '../runs/run-request.js';
+import { newRecordId } from '../platform/ids/new-record-id.js';
 
 type Outcome = { record: RunRecord } | { error: unknown };
 
@@ -20,7 +20,7 @@ export async function followLocalRun(
   request: RunRequest,
   show: (event: RunEvent) => void,
 ): Promise<RunRecord> {
-  const runId = request.runId ?? randomUUID();
+  const runId = request.runId ?? newRecordId();
   const { tenantId } = request;
   const done = new AbortController();
   const outcome: Promise<Outcome> = app

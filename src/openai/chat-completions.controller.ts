@@ -1,6 +1,5 @@
 import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { AgentSpecStore } from '../agents/agent-spec.store.js';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
@@ -14,6 +13,7 @@ import { ChatCompletionDto } from './dto/chat-completion.dto.js';
 import { CompletionStreams } from './completion-streams.js';
 import { asModelError, completedOrProblem, modelNotFound, runHeaders } from './run-outcome.js';
 import { wireRunRequest } from './wire-run-request.js';
+import { newRecordId } from '../platform/ids/new-record-id.js';
 
 /** The plain agent loop, which every tenant has (CONTRACT: `agent` default). */
 const DEFAULT_AGENT = 'default';
@@ -89,7 +89,7 @@ export class ChatCompletionsController {
     });
     if (body.stream) {
       await this.streams.stream(
-        { ...request, runId: request.runId ?? randomUUID() },
+        { ...request, runId: request.runId ?? newRecordId() },
         body.stream_options?.include_usage === true,
         res,
       );

@@ -1,5 +1,4 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { AgentSpecStore, type StoredAgentSpec } from '../agents/agent-spec.store.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
 import { TokenBudgets } from '../usage/budgets/token-budgets.service.js';
@@ -15,6 +14,7 @@ import { runView } from './record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from './record/run-record.store.js';
 import type { RunRequest } from './run-request.js';
 import { checkRunInput } from './run-input.limits.js';
+import { newRecordId } from '../platform/ids/new-record-id.js';
 
 /** The plain agent loop; any other name is a graph registered with PUT /v1/agents/{name}. */
 const DEFAULT_AGENT = 'default';
@@ -75,7 +75,7 @@ export class AgentRunner {
     }
     checkRunInput(request.input);
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
-    const runId = request.runId ?? randomUUID();
+    const runId = request.runId ?? newRecordId();
     const prior =
       request.runId === undefined ? null : await this.records.get(request.tenantId, runId);
     if (prior) refuseOtherAgents(prior, request);

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { randomUUID } from 'node:crypto';
 import type { Topology } from '../../agents/agent-spec.js';
 import type { StoredAgentSpec } from '../../agents/agent-spec.store.js';
 import { AuditSink } from '../../platform/audit/audit-sink.js';
@@ -30,6 +29,7 @@ import {
   settleRecord,
 } from './graph-record.js';
 import { StepRunner } from './step-runner.service.js';
+import { newRecordId } from '../../platform/ids/new-record-id.js';
 
 export function isGraphRun(run: StoredRun): run is GraphRecord {
   return run.graph !== undefined;
@@ -71,7 +71,7 @@ export class GraphRunner {
     const first = {
       agent: agent.name,
       run_id: input.runId,
-      session_id: randomUUID(),
+      session_id: newRecordId(),
       tenant_id: input.tenantId,
       trace_id: null,
       ...(input.deltas ? { deltas: true } : {}),

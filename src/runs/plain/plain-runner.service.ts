@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig, RunLimitsConfig } from '../../platform/config/gateway-config.js';
 import { ProblemException } from '../../platform/http/problem.js';
@@ -26,6 +25,7 @@ import { RunRecordStore, type VersionedRun } from '../record/run-record.store.js
 import type { RunRequest } from '../run-request.js';
 import { RunSpending } from '../lifecycle/run-spending.js';
 import { type PlainProgress, readPlainProgress } from './plain-progress.js';
+import { newRecordId } from '../../platform/ids/new-record-id.js';
 
 type PlainRun = StoredRun & { loop: PlainCheckpoint };
 
@@ -102,7 +102,7 @@ export class PlainRunner {
     at = 0,
     marks: RunMarks = runMarks(request.origin, request.webhook !== undefined),
   ): Promise<StoredRun> {
-    const sessionId = request.sessionId ?? randomUUID();
+    const sessionId = request.sessionId ?? newRecordId();
     let version = at;
     const first = {
       agent: request.agent,

@@ -1,5 +1,4 @@
 import { Body, Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation } from '../../platform/openapi/api-decorators.js';
@@ -16,6 +15,7 @@ import { RunStreams } from '../events/run-streams.js';
 import { toRunRequest } from '../run-request.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { startDetached } from './detached-run.js';
+import { newRecordId } from '../../platform/ids/new-record-id.js';
 
 /** Where a run is read: GET /v1/runs/{id} needs its tenant. */
 export function runLocation(run: Pick<RunRecord, 'run_id' | 'tenant_id'>): string {
@@ -61,7 +61,7 @@ export class AgentController {
     if (body.webhook !== undefined) this.webhooks.check(body.webhook);
     const streamed = body.stream ?? acceptsEventStream(httpRequest);
     if (streamed || body.background) {
-      const runId = request.runId ?? randomUUID();
+      const runId = request.runId ?? newRecordId();
       const started = await startDetached(
         this.runner,
         { ...request, runId, deltas: true },

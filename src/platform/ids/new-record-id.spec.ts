@@ -1,0 +1,14 @@
+import { describe, expect, it } from '@jest/globals';
+import { newRecordId } from './new-record-id.js';
+
+describe('newRecordId', () => {
+  it('makes unique UUIDs that sort in the order they were made', () => {
+    const ids = Array.from({ length: 2_000 }, () => newRecordId());
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    // B-tree keys that grow with time: new runs land on the index's last pages.
+    expect([...ids].sort()).toEqual(ids);
+  });
+});
