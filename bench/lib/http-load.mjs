@@ -36,13 +36,17 @@ function fire({ url, method, headers, body, setupRequest, connections, pipelinin
 
 /**
  * Warms a freshly started server up with every request shape it is about to be measured with
- * (`warmupSeconds` each, unmeasured), so the first figure of a process is not the one that pays
- * for JIT compilation and heap growth.
+ * (unmeasured; `serverWarmupSeconds` shared by the shapes, at least `warmupSeconds` each), so
+ * the first figure of a process is not the one that pays for JIT compilation and heap growth.
  */
-export async function warmUp(requests, { connections, pipelining = 1, warmupSeconds }) {
-  if (!(warmupSeconds > 0)) return;
+export async function warmUp(
+  requests,
+  { connections, pipelining = 1, warmupSeconds, serverWarmupSeconds = 0 },
+) {
+  const seconds = Math.max(warmupSeconds, serverWarmupSeconds / requests.length);
+  if (!(seconds > 0)) return;
   for (const request of requests) {
-    await fire({ method: 'GET', ...request, connections, pipelining, seconds: warmupSeconds });
+    await fire({ method: 'GET', ...request, connections, pipelining, seconds });
   }
 }
 

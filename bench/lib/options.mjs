@@ -51,6 +51,10 @@ export function benchOptions() {
   const http = {
     seconds: number('BENCH_DURATION', 5),
     warmupSeconds: number('BENCH_WARMUP', 1),
+    // A fresh server's own warmup, shared by the requests it will be measured with: V8 is still
+    // compiling a gateway's hot paths after a few seconds (an echo run's CPU falls by about half
+    // from its first 3 s to its 9th-12th), and a figure should be the steady state.
+    serverWarmupSeconds: number('BENCH_SERVER_WARMUP', 10),
     connections: Math.max(1, number('BENCH_CONNECTIONS', 10, { integer: true })),
   };
   const pgAdminDsn = process.env.BENCH_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -81,7 +85,12 @@ export function benchOptions() {
     // Time-to-first-token requests per concurrency level (at least 4 per connection).
     stream: { requests: Math.max(1, number('BENCH_STREAM_REQUESTS', 200, { integer: true })) },
     // One request at a time: latency without queueing.
-    latency: { seconds: http.seconds, warmupSeconds: http.warmupSeconds, connections: 1 },
+    latency: {
+      seconds: http.seconds,
+      warmupSeconds: http.warmupSeconds,
+      serverWarmupSeconds: http.serverWarmupSeconds,
+      connections: 1,
+    },
     state: {
       seconds: number('BENCH_STATE_DURATION', 3),
       warmupSeconds: number('BENCH_STATE_WARMUP', 0.5),
