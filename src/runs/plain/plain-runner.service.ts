@@ -11,7 +11,7 @@ import {
   ConversationStore,
   modelHistory,
 } from '../../sessions/conversation.store.js';
-import { ToolCatalog, viewOf } from '../../tools/tool-catalog.service.js';
+import { type ResolvedToolset, ToolCatalog, viewOf } from '../../tools/tool-catalog.service.js';
 import type { RunLease } from '../lifecycle/run-lease.js';
 import { RunLifecycle } from '../lifecycle/run-lifecycle.js';
 import { stoppedReason } from '../lifecycle/run-stop.js';
@@ -56,6 +56,8 @@ interface Execution {
   signal: AbortSignal;
   /** Checkpoints are written one after another, even when tool calls return together. */
   writes: Promise<unknown>;
+  /** The run's toolset when it was asked for before the run was recorded (a new run). */
+  toolset?: Promise<ResolvedToolset>;
 }
 
 const now = () => new Date().toISOString();
@@ -159,6 +161,10 @@ export class PlainRunner {
           lease,
           async (signal) => {
             executing = true;
+            // Read while the run is recorded: on PostgreSQL both go in one round trip. Awaited
+            // where the loop needs it, so a missing toolset fails the run as it did.
+            const toolset = this.catalog.describe(request.tenantId, request.toolset);
+            toolset.catch(() => undefined);
             const session =
               request.sessionId === undefined
                 ? EMPTY_SESSION
@@ -168,7 +174,10 @@ export class PlainRunner {
             await record(run);
             this.lifecycle.started(run, { session_id: sessionId, toolset: request.toolset });
             if (!wasQueued) request.onRecorded?.(runView(run));
-            return this.proceed({ run, version, signal, writes: Promise.resolve() }, session);
+            return this.proceed(
+              { run, version, signal, writes: Promise.resolve(), toolset },
+              session,
+            );
           },
           queued,
         ).catch(async (error: unknown) => {
@@ -299,7 +308,8 @@ export class PlainRunner {
   private async runLoop(execution: Execution, progress: PlainProgress): Promise<StoredRun> {
     const { run } = execution;
     const { loop } = run;
-    const resolved = await this.catalog.describe(run.tenant_id, loop.toolset);
+    const resolved = await (execution.toolset ??
+      this.catalog.describe(run.tenant_id, loop.toolset));
     const { tools } = viewOf(resolved);
     const inFlightCalls = progress.inFlight?.answer.tool_calls?.length ?? 0;
     let own = progress.own;
