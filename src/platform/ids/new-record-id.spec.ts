@@ -4,7 +4,6 @@ import { newRecordId } from './new-record-id.js';
 
 describe('newRecordId', () => {
   it('makes unique version 7 UUIDs', () => {
-    // More than one pool of random bytes (256 ids).
     const ids = Array.from({ length: 2_000 }, () => newRecordId());
     for (const id of ids) {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
