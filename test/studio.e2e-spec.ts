@@ -307,6 +307,9 @@ describe.each(BACKENDS)('the studio in the state backend stays bounded (%s)', (b
 
   it("keeps a tenant's newest 500 settled loops and sessions, and nothing past its days", async () => {
     const store = gateway.app.get(StudioStore);
+    const retention = gateway.app.get(StudioRetention);
+    // After the sweep the gateway made at start, which would otherwise race the one below.
+    await retention.sweep();
     const start = Date.now() - 3_600_000;
     store.putLoop(loop('oldest-but-running', 'running', start - 1000));
     for (let i = 0; i < 520; i++) {
@@ -326,7 +329,6 @@ describe.each(BACKENDS)('the studio in the state backend stays bounded (%s)', (b
     }
     await store.flush();
     expect((await snapshot('crowded')).counts).toMatchObject({ loops: 521, sessions: 520 });
-    const retention = gateway.app.get(StudioRetention);
     expect(await retention.sweep()).toBe(40);
     const kept = await snapshot('crowded');
     expect(kept.counts).toMatchObject({ loops: 501, running_loops: 1, sessions: 500 });

@@ -24,6 +24,8 @@ export interface RetentionSweepOptions {
 export class RetentionSweep {
   private readonly outage: OutageLog;
   private timer?: NodeJS.Timeout;
+  /** The sweep running or last run. */
+  private last: Promise<number> = Promise.resolve(0);
 
   constructor(private readonly options: RetentionSweepOptions) {
     this.outage = new OutageLog(options.logger, `pruning ${options.what}`);
@@ -41,8 +43,17 @@ export class RetentionSweep {
     clearInterval(this.timer);
   }
 
-  /** One sweep; answers how many went (0 when it failed). */
-  async run(now = Date.now()): Promise<number> {
+  /**
+   * One sweep; answers how many went (0 when it failed). One at a time in a process: a sweep
+   * asked for while another runs (the one at start, the timer's) goes after it.
+   */
+  run(now = Date.now()): Promise<number> {
+    const next = this.last.then(() => this.sweepOnce(now));
+    this.last = next;
+    return next;
+  }
+
+  private async sweepOnce(now: number): Promise<number> {
     let removed = 0;
     try {
       removed = await this.options.sweep(now);
