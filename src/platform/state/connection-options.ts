@@ -1,7 +1,7 @@
 import type { DataSourceOptions } from 'typeorm';
 
 /** How long a sqlite writer waits for the file lock (another process on the same file). */
-const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
 const PG_CONNECT_TIMEOUT_MS = 5_000;
 const PG_KEEPALIVE_DELAY_MS = 10_000;
 
@@ -14,7 +14,10 @@ type Connection<T extends DataSourceOptions['type']> = Extract<DataSourceOptions
  * process that crashes or is killed loses nothing; an OS crash or power loss can lose the last
  * commits, never the file's consistency (docs/decisions.md).
  */
-export function sqliteConnection(path: string): Connection<'better-sqlite3'> {
+export function sqliteConnection(
+  path: string,
+  { checkpointPages }: { checkpointPages?: number } = {},
+): Connection<'better-sqlite3'> {
   return {
     type: 'better-sqlite3',
     database: path,
@@ -22,6 +25,9 @@ export function sqliteConnection(path: string): Connection<'better-sqlite3'> {
     timeout: SQLITE_BUSY_TIMEOUT_MS,
     prepareDatabase: (db: { pragma(source: string): unknown }) => {
       db.pragma('synchronous = NORMAL');
+      // The WAL size at which a commit checkpoints (SQLite's default 1,000 pages); larger
+      // where a SqliteCheckpointer does it off the event loop.
+      if (checkpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${checkpointPages}`);
     },
   };
 }

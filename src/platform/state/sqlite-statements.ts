@@ -45,7 +45,11 @@ export class SqliteStatements {
   /** One transaction over a group, BEGIN IMMEDIATE: the write lock first, as writers should. */
   private readonly inTransaction: (group: Pending[]) => QueryResult[];
 
-  constructor(private readonly db: Database) {
+  /** `onCommit`: after each transaction that wrote (a group, or a write on its own). */
+  constructor(
+    private readonly db: Database,
+    private readonly onCommit: () => void = () => undefined,
+  ) {
     const runAll = db.transaction((group: Pending[]) =>
       group.map((pending) => execute(pending.statement, pending.params)),
     );
@@ -63,7 +67,7 @@ export class SqliteStatements {
     return new Promise((resolve, reject) => {
       const pending = { statement, sql, params: values, resolve, reject };
       // A read with no write waiting goes at once; anything else waits for the group.
-      if (statement.readonly && this.queue.length === 0) return runAlone(pending);
+      if (statement.readonly && this.queue.length === 0) return runAlone(pending, noCommit);
       if (this.queue.length === 0) setImmediate(() => this.commitQueued());
       this.queue.push(pending);
     });
@@ -84,7 +88,7 @@ export class SqliteStatements {
   private commitQueued(): void {
     const group = this.queue;
     this.queue = [];
-    if (group.length === 1) return runAlone(group[0]);
+    if (group.length === 1) return runAlone(group[0], this.onCommit);
     let results: QueryResult[];
     try {
       results = this.inTransaction(group);
@@ -95,19 +99,27 @@ export class SqliteStatements {
         for (const p of group) p.reject(failed(p.sql, p.params, error));
         return;
       }
-      for (const pending of group) runAlone(pending);
+      for (const pending of group) runAlone(pending, this.onCommit);
       return;
     }
+    this.onCommit();
     group.forEach((pending, i) => pending.resolve(results[i]));
   }
 }
 
-function runAlone(pending: Pending): void {
+const noCommit = () => undefined;
+
+/** One statement in its own (implicit) transaction; `onCommit` after a write that succeeded. */
+function runAlone(pending: Pending, onCommit: () => void): void {
+  let result: QueryResult;
   try {
-    pending.resolve(execute(pending.statement, pending.params));
+    result = execute(pending.statement, pending.params);
   } catch (error) {
     pending.reject(failed(pending.sql, pending.params, error));
+    return;
   }
+  if (!pending.statement.readonly) onCommit();
+  pending.resolve(result);
 }
 
 /** A statement's failure as TypeORM's runner reports it (the driver's error inside). */

@@ -6,7 +6,9 @@ import type { DataSource, QueryResult } from 'typeorm';
 import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
 import { type DataSourceReadiness, MigratedDataSource, messageOf } from './migrated-data-source.js';
 import { runStateMigrations } from './run-migrations.js';
+import { SQLITE_BUSY_TIMEOUT_MS } from './connection-options.js';
 import { PostgresStatements } from './postgres-statements.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteStatements } from './sqlite-statements.js';
 import { createStateDataSource } from './state-data-source.js';
 import { classifyStateError } from './state-unavailable.js';
@@ -24,14 +26,23 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   readonly backend: StateBackend;
   private readonly database: MigratedDataSource<StateBackend>;
   private readonly closeHooks: Array<() => Promise<unknown>> = [];
-  /** The sqlite connection's statements (prepared once, writes committed in groups). */
-  private sqlite?: { connection: Database; statements: SqliteStatements };
+  /**
+   * The sqlite connection's statements (prepared once, writes committed in groups) and the
+   * thread that checkpoints its WAL.
+   */
+  private sqlite?: {
+    connection: Database;
+    statements: SqliteStatements;
+    checkpointer: SqliteCheckpointer;
+  };
+  private readonly sqlitePath?: string;
   /** The PostgreSQL pool's statements (sent in pipelined groups). */
   private postgres?: { pool: pg.Pool; statements: PostgresStatements };
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
     this.backend = state.backend;
+    if (state.backend === 'sqlite') this.sqlitePath = state.sqlitePath;
     this.database = new MigratedDataSource({
       name: 'state backend',
       backend: state.backend,
@@ -76,9 +87,22 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
     const connection = (source.driver as unknown as { databaseConnection: Database })
       .databaseConnection;
     if (this.sqlite?.connection !== connection) {
-      this.sqlite = { connection, statements: new SqliteStatements(connection) };
+      void this.sqlite?.checkpointer.close();
+      const checkpointer = new SqliteCheckpointer({
+        path: this.sqlitePath!,
+        busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
+        logger: this.logger,
+        onFailed: (pages) => connection.pragma(`wal_autocheckpoint = ${pages}`),
+      });
+      const statements = new SqliteStatements(connection, () => checkpointer.committed());
+      this.sqlite = { connection, statements, checkpointer };
     }
     return this.sqlite.statements;
+  }
+
+  /** WAL checkpoints the sqlite backend's thread has made (0 on PostgreSQL). */
+  get walCheckpoints(): number {
+    return this.sqlite?.checkpointer.checkpoints ?? 0;
   }
 
   /**
@@ -110,6 +134,8 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
           this.logger.warn(`shutdown step failed: ${messageOf(error)}`),
         );
       }
+      // Its connection first: the last one to close checkpoints and removes the WAL.
+      await this.sqlite?.checkpointer.close();
     });
   }
 }

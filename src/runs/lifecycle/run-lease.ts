@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type BeforeApplicationShutdown,
   Injectable,
@@ -133,6 +134,9 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.drainMs = config.get('server', { infer: true }).shutdownTimeoutMs;
+    // One listener per run in flight, removed when it ends: past ten runs at once Node's leak
+    // warning would otherwise go to stderr under any real load.
+    setMaxListeners(0, this.stopping.signal);
   }
 
   /** The run's lease, or null while another process (or request here) holds it. */
