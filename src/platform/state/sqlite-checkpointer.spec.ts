@@ -60,7 +60,10 @@ describe('SqliteCheckpointer', () => {
   });
 
   const write = (i: number) =>
-    statements.run('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)', [`k${i % 50}`, 'x'.repeat(500)]);
+    statements.run('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)', [
+      `k${i % 50}`,
+      'x'.repeat(500),
+    ]);
   const fileBytes = () => statSync(path).size;
 
   it('copies the WAL into the database file on its thread after every hundred commits', async () => {
