@@ -4,17 +4,9 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { waitUntil } from '../../../test/support/chat-server.js';
 import { COMMITS_PER_CHECKPOINT, SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteStatements } from './sqlite-statements.js';
-
-/** Resolves once `check` holds, polling (the thread answers asynchronously). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('SqliteCheckpointer', () => {
   let dir: string;
@@ -74,7 +66,7 @@ describe('SqliteCheckpointer', () => {
     expect(fileBytes()).toBe(before);
 
     await write(COMMITS_PER_CHECKPOINT);
-    await until(() => checkpointer.checkpoints === 1, 'the first checkpoint');
+    await waitUntil(() => checkpointer.checkpoints === 1, 'the first checkpoint');
     expect(fileBytes()).toBeGreaterThan(before + 50 * 500);
     const [{ log, checkpointed }] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
       log: number;
@@ -84,7 +76,7 @@ describe('SqliteCheckpointer', () => {
     expect(checkpointed).toBe(log);
 
     for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++) await write(i);
-    await until(() => checkpointer.checkpoints === 2, 'the second checkpoint');
+    await waitUntil(() => checkpointer.checkpoints === 2, 'the second checkpoint');
     expect(warnings).toEqual([]);
     expect(fellBackTo).toEqual([]);
   });
@@ -95,7 +87,8 @@ describe('SqliteCheckpointer', () => {
     for (let i = 0; i < 2 * COMMITS_PER_CHECKPOINT; i++) {
       await statements.run('SELECT v FROM t WHERE k = ?', ['k1']);
     }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A checkpoint is asked for in the commit that reaches the count, synchronously.
+    expect(checkpointer.waiting).toBe(false);
     expect(checkpointer.checkpoints).toBe(0);
   });
 
@@ -103,7 +96,7 @@ describe('SqliteCheckpointer', () => {
     await checkpointer.close();
     open(join(dir, 'missing.sqlite')); // the thread's connection refuses a file that is not there
     for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++) await write(i);
-    await until(() => fellBackTo.length === 1, 'the fallback');
+    await waitUntil(() => fellBackTo.length === 1, 'the fallback');
     expect(fellBackTo).toEqual([1_000]);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1_000);
     expect(warnings).toEqual([expect.stringContaining('sqlite checkpoint thread failed')]);
@@ -114,10 +107,10 @@ describe('SqliteCheckpointer', () => {
 
   it('stops its thread at close; later commits start none', async () => {
     for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++) await write(i);
-    await until(() => checkpointer.checkpoints === 1, 'the first checkpoint');
+    await waitUntil(() => checkpointer.checkpoints === 1, 'the first checkpoint');
     await checkpointer.close();
     for (let i = 0; i < COMMITS_PER_CHECKPOINT; i++) await write(i);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(checkpointer.waiting).toBe(false);
     expect(checkpointer.checkpoints).toBe(1);
     expect(warnings).toEqual([]);
   });

@@ -79,6 +79,11 @@ export class SqliteCheckpointer {
     return this.completed;
   }
 
+  /** A checkpoint was asked for and the thread has not answered yet. */
+  get waiting(): boolean {
+    return this.inFlight;
+  }
+
   /** One transaction was committed on the main connection. */
   committed(): void {
     if (++this.commits < COMMITS_PER_CHECKPOINT || this.inFlight || this.failed || this.closed)

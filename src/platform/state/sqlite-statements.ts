@@ -67,7 +67,7 @@ export class SqliteStatements {
     return new Promise((resolve, reject) => {
       const pending = { statement, sql, params: values, resolve, reject };
       // A read with no write waiting goes at once; anything else waits for the group.
-      if (statement.readonly && this.queue.length === 0) return runAlone(pending, noCommit);
+      if (statement.readonly && this.queue.length === 0) return runAlone(pending, this.onCommit);
       if (this.queue.length === 0) setImmediate(() => this.commitQueued());
       this.queue.push(pending);
     });
@@ -106,8 +106,6 @@ export class SqliteStatements {
     group.forEach((pending, i) => pending.resolve(results[i]));
   }
 }
-
-const noCommit = () => undefined;
 
 /** One statement in its own (implicit) transaction; `onCommit` after a write that succeeded. */
 function runAlone(pending: Pending, onCommit: () => void): void {

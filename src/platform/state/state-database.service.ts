@@ -35,14 +35,12 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
     statements: SqliteStatements;
     checkpointer: SqliteCheckpointer;
   };
-  private readonly sqlitePath?: string;
   /** The PostgreSQL pool's statements (sent in pipelined groups). */
   private postgres?: { pool: pg.Pool; statements: PostgresStatements };
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
     this.backend = state.backend;
-    if (state.backend === 'sqlite') this.sqlitePath = state.sqlitePath;
     this.database = new MigratedDataSource({
       name: 'state backend',
       backend: state.backend,
@@ -89,7 +87,7 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
     if (this.sqlite?.connection !== connection) {
       void this.sqlite?.checkpointer.close();
       const checkpointer = new SqliteCheckpointer({
-        path: this.sqlitePath!,
+        path: connection.name,
         busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
         logger: this.logger,
         onFailed: (pages) => connection.pragma(`wal_autocheckpoint = ${pages}`),
@@ -98,11 +96,6 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
       this.sqlite = { connection, statements, checkpointer };
     }
     return this.sqlite.statements;
-  }
-
-  /** WAL checkpoints the sqlite backend's thread has made (0 on PostgreSQL). */
-  get walCheckpoints(): number {
-    return this.sqlite?.checkpointer.checkpoints ?? 0;
   }
 
   /**
