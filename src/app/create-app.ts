@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { GatewayExpressAdapter } from '../platform/http/gateway-express-adapter.js';
 import { answerNodeRefusals, missingHost } from '../platform/http/node-refusals.js';
 import { importInTurn } from '../platform/lazy/lazy-module.js';
 import { ApiDescription } from '../platform/openapi/api-description.js';
@@ -24,7 +25,7 @@ export async function createGatewayApp(
 
 /** The HTTP application around a root module that imports AppModule.forRoot(...). */
 export async function createAppFromModule(root: DynamicModule): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(root, {
+  const app = await NestFactory.create<NestExpressApplication>(root, new GatewayExpressAdapter(), {
     bodyParser: false,
     bufferLogs: true,
     abortOnError: false,
