@@ -2,6 +2,7 @@ import type { LoggerService } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ProblemException } from '../platform/http/problem.js';
 import type { Dispatcher } from 'undici';
+import { CallDeadline } from '../platform/http/call-deadline.js';
 import { isEgressRefusal } from '../platform/http/egress-agent.js';
 import { headerValue, operatorEgress } from '../platform/http/outbound.js';
 import { undici } from '../platform/http/undici.js';
@@ -97,8 +98,8 @@ export class ProviderHttpClient {
   ): Promise<StreamedAnswer> {
     const { timeoutMs } = this.options;
     const deadline = Date.now() + timeoutMs;
-    const timer = AbortSignal.timeout(timeoutMs);
-    const signal = callerSignal ? AbortSignal.any([timer, callerSignal]) : timer;
+    const call = new CallDeadline(timeoutMs, callerSignal);
+    const { signal } = call;
     const payload = JSON.stringify(body);
     let last: AttemptFailure | undefined;
     let attempts = 0;
@@ -123,11 +124,13 @@ export class ProviderHttpClient {
     } catch (error) {
       if (error instanceof ProblemException) throw error;
       if (callerSignal?.aborted) throw callerSignal.reason;
-      if (timer.aborted) {
+      if (call.timedOut) {
         const tried = last ? ` (${attempts} attempts; last one ${last.summary})` : '';
         throw providerTimeout(`the model endpoint did not answer within ${timeoutMs} ms${tried}`);
       }
       throw error;
+    } finally {
+      call.end();
     }
   }
 

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Dispatcher } from 'undici';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { discardBody, readBoundedBytes } from '../platform/http/bounded-body.js';
+import { CallDeadline } from '../platform/http/call-deadline.js';
 import { EgressRefusedError } from '../platform/http/egress-agent.js';
 import { idempotencyHeaders } from '../platform/http/idempotency-key.js';
 import { GATEWAY_USER_AGENT } from '../platform/http/outbound.js';
@@ -117,19 +118,19 @@ export class HttpToolInvoker {
     const refusal = this.endpoints.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
     const lineage = await this.mark.headers();
-    const timeout = AbortSignal.timeout(this.timeoutMs);
+    const call = new CallDeadline(this.timeoutMs, signal);
     try {
       // The timeout covers the whole exchange, reading the body included.
       return await this.exchange(
         target,
         args,
         { ...lineage, ...idempotencyHeaders(idempotencyKey) },
-        signal ? AbortSignal.any([timeout, signal]) : timeout,
+        call.signal,
         reporter,
       );
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const timedOut = timeout.aborted;
+      const timedOut = call.timedOut;
       this.logger.warn(
         {
           err: error instanceof UnusableAnswer || timedOut ? undefined : error,
@@ -149,6 +150,8 @@ export class HttpToolInvoker {
         );
       }
       throw new ProblemException(502, TOOL_UNREACHABLE, 'tool-failed');
+    } finally {
+      call.end();
     }
   }
 
