@@ -6,6 +6,7 @@ import { A2AError } from '@a2a-js/sdk/errors';
 import { Role } from './a2a-sdk.js';
 import type { Client } from '@a2a-js/sdk/client';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { CallDeadline } from '../../platform/http/call-deadline.js';
 import { ProblemException } from '../../platform/http/problem.js';
 import { TenantEgress } from '../../platform/http/tenant-egress.js';
 import { DeploymentMark } from '../../platform/state/deployment-mark.js';
@@ -106,8 +107,8 @@ export class A2AAgentInvoker {
     const refusal = this.endpoints.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
     const agent: AgentTarget = { url: target.url, headers: target.headers };
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const both = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const deadline = new CallDeadline(this.timeoutMs, signal);
+    const both = deadline.signal;
     let started: { client: Client; taskId: string } | undefined;
     try {
       const client = await this.clients.get(agent);
@@ -120,7 +121,7 @@ export class A2AAgentInvoker {
     } catch (error) {
       if (started && both.aborted) await this.cancel(started.client, started.taskId, target);
       if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
+      if (deadline.timedOut) {
         throw new ProblemException(
           504,
           `the remote A2A agent did not answer within ${this.timeoutMs} ms`,
@@ -143,6 +144,8 @@ export class A2AAgentInvoker {
         'A2A agent tool call failed',
       );
       throw new ProblemException(502, 'remote A2A agent unreachable', 'tool-failed');
+    } finally {
+      deadline.end();
     }
   }
 

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
+import { CallDeadline } from '../../platform/http/call-deadline.js';
 import { idempotencyHeaders } from '../../platform/http/idempotency-key.js';
 import { ProblemException } from '../../platform/http/problem.js';
 import type { JsonValue } from '../../platform/state/state-store.js';
@@ -66,8 +67,8 @@ export class UpstreamInvoker {
   ): Promise<ToolResult> {
     const refusal = this.urls.refusal(target.url);
     if (refusal) throw new ProblemException(502, refusal, 'tool-failed');
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const both = signal ? AbortSignal.any([timeout, signal]) : timeout;
+    const deadline = new CallDeadline(this.timeoutMs, signal);
+    const both = deadline.signal;
     // A notification that arrives after the call ended must not reach a caller that moved on.
     let settled = false;
     const logLevel = reporter?.onLog ? reporter.logLevel : undefined;
@@ -109,7 +110,7 @@ export class UpstreamInvoker {
       return upstreamResult(result);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      const failure = classifyUpstreamFailure(error, timeout.aborted, this.timeoutMs);
+      const failure = classifyUpstreamFailure(error, deadline.timedOut, this.timeoutMs);
       if (failure.kind === 'answered') return { result: failure.detail, isError: true };
       this.logger.warn(
         {
@@ -129,6 +130,7 @@ export class UpstreamInvoker {
       throw new ProblemException(502, failure.detail, 'tool-failed');
     } finally {
       settled = true;
+      deadline.end();
     }
   }
 
