@@ -86,9 +86,14 @@ describe.each(BACKENDS)('spans and metrics over OTLP/HTTP JSON with headers (%s)
       .set(auth)
       .send({ tenant_id: TENANT, prompt: 'count me' })
       .expect(200);
+    // The run is counted when it settles, its request's duration when the response closes
+    // (later, after the run's last statements): an export may fall in between.
     await waitUntil(
-      () => general.metrics().some((metric) => metric.name === 'svc_runs'),
-      'the run counter reaches the collector',
+      () =>
+        ['svc_runs', 'svc_http_request_duration_seconds'].every((name) =>
+          general.metrics().some((metric) => metric.name === name),
+        ),
+      "the run counter and the request's duration reach the collector",
     );
     const exports = general.metricExports();
     expect(exports.every((received) => received.path === '/v1/metrics')).toBe(true);
