@@ -21,25 +21,15 @@ export class GatewayExpressAdapter extends ExpressAdapter {
       return;
     }
     const app = this.getInstance<Express>();
+    class GatewayRequest extends IncomingMessage {}
+    class GatewayResponse extends ServerResponse {}
+    app.request = adopt(GatewayRequest.prototype, app.request);
+    app.response = adopt(GatewayResponse.prototype, app.response);
     this.httpServer = createServer(
-      { IncomingMessage: requestClass(app), ServerResponse: responseClass(app) },
+      { IncomingMessage: GatewayRequest, ServerResponse: GatewayResponse as typeof ServerResponse },
       app,
     );
   }
-}
-
-/** A subclass of IncomingMessage whose prototype is, from now on, `app.request`. */
-function requestClass(app: Express): typeof IncomingMessage {
-  class GatewayRequest extends IncomingMessage {}
-  app.request = adopt(GatewayRequest.prototype, app.request);
-  return GatewayRequest;
-}
-
-/** A subclass of ServerResponse whose prototype is, from now on, `app.response`. */
-function responseClass(app: Express): typeof ServerResponse {
-  class GatewayResponse extends ServerResponse {}
-  app.response = adopt(GatewayResponse.prototype, app.response);
-  return GatewayResponse as typeof ServerResponse;
 }
 
 /**
