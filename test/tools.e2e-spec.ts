@@ -265,6 +265,49 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     ]);
   });
 
+  it('compares enum and const members as JSON values, members named like Object methods included', async () => {
+    const schema =
+      '{"type":"object","properties":{"pick":{"enum":["a",{"toString":1,"k":[1]}]},' +
+      '"fixed":{"const":{"valueOf":"v"}}}}';
+    await http()
+      .put('/v1/toolsets/odd/tools/equal')
+      .set(as(KEY_A))
+      .set('Content-Type', 'application/json')
+      .send(
+        `{"tenant_id":"a","description":"d","parameters":${schema},` +
+          `"endpoint":{"url":"${endpoint.url}/echo"}}`,
+      )
+      .expect(200);
+    const send = (args: string) =>
+      http()
+        .post('/v1/tools/odd/equal')
+        .set(as(KEY_A))
+        .set('Content-Type', 'application/json')
+        .send(`{"tenant_id":"a","arguments":${args}}`);
+
+    // Equal whatever the members' order.
+    await send('{"pick":{"k":[1],"toString":1},"fixed":{"valueOf":"v"}}').expect(200);
+    for (const args of [
+      '{"pick":{"toString":false}}',
+      '{"pick":{"valueOf":1}}',
+      '{"fixed":{"toString":"v"}}',
+      '{"fixed":{"valueOf":"w"}}',
+    ]) {
+      const refused = await send(args);
+      expectProblem(refused, 422, 'invalid-arguments');
+      const [path] = Object.keys(JSON.parse(args) as object);
+      expect(refused.body.errors).toEqual([
+        {
+          path,
+          message:
+            path === 'pick'
+              ? 'must be equal to one of the allowed values'
+              : 'must be equal to constant',
+        },
+      ]);
+    }
+  });
+
   it('answers an unknown tool or toolset with 404', async () => {
     expectProblem(await call('default', 'nope', {}), 404, 'tool-not-found');
     expectProblem(await call('nowhere', 'echo', {}), 404, 'tool-not-found');

@@ -3,6 +3,7 @@ import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { validationMeter } from './schema-budget.js';
+import { constKeyword, enumKeyword } from './schema-equal.js';
 import { linearStringFormats } from './schema-formats.js';
 import { METER_KEYWORD } from './schema-instrument.js';
 import { linearRegExp } from './schema-patterns.js';
@@ -38,7 +39,8 @@ const meterKeyword = (first: string | undefined): CodeKeywordDefinition => ({
  * shared by later compilations, and one tenant's `$id` must never answer another tenant's `$ref`.
  * (Costs a few milliseconds, once per contract version.) Tenants send real-world schemas:
  * unknown keywords and formats are tolerated (strict: false), and nothing is coerced, defaulted
- * or removed from the arguments. Patterns, formats and `uniqueItems` are evaluated in linear time.
+ * or removed from the arguments. Patterns, formats and `uniqueItems` are evaluated in linear time;
+ * `const` and `enum` compare JSON values only (see schema-equal.ts).
  */
 export function createAjv(dialect: Dialect, purpose: AjvPurpose): Ajv {
   const options: Options = {
@@ -64,8 +66,15 @@ export function createAjv(dialect: Dialect, purpose: AjvPurpose): Ajv {
   for (const [name, definition] of linearStringFormats()) ajv.addFormat(name, definition);
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItemsKeyword);
-  // First among the keywords that apply to any type, so a visit is paid for before its work.
   const untyped = ajv.RULES.rules.find((group) => group.type === undefined);
+  // In the place ajv's own held, so errors are listed in the same order.
+  const untypedOrder = untyped?.rules.map((rule) => rule.keyword) ?? [];
+  const next = untypedOrder[untypedOrder.indexOf('enum') + 1];
+  for (const keyword of [constKeyword, enumKeyword]) {
+    ajv.removeKeyword(keyword.keyword as string);
+    ajv.addKeyword(next ? { ...keyword, before: next } : keyword);
+  }
+  // First among the keywords that apply to any type, so a visit is paid for before its work.
   ajv.addKeyword(meterKeyword(untyped?.rules[0]?.keyword));
   return ajv;
 }
