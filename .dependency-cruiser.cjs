@@ -3,8 +3,8 @@
  * documentation of the layers that cannot go stale (docs/architecture.md describes them):
  *
  *   cli → app → features (runs, agents, sessions, tools, providers, mcp, messaging, board,
- *   studio) → platform (config, context, ids, http, auth, audit, logging, telemetry, state, health,
- *   rate-limit, lazy, openapi)
+ *   studio) → platform (config, context, signals, ids, http, auth, audit, logging, telemetry,
+ *   state, health, rate-limit, lazy, openapi)
  */
 module.exports = {
   forbidden: [

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import type { RequestId } from '@modelcontextprotocol/server';
+import { LinkedAbort } from '../platform/signals/linked-abort.js';
 import { StateNotifications } from '../platform/state/state-notifications.js';
 
 const CHANNEL = 'svc_mcp_cancel';
@@ -23,7 +24,7 @@ const callKey = (owner: CallOwner, requestId: RequestId) =>
  */
 @Injectable()
 export class StatelessCancellations implements OnModuleDestroy {
-  private readonly calls = new Map<string, Set<AbortController>>();
+  private readonly calls = new Map<string, Set<LinkedAbort>>();
   private readonly unlisten: () => void;
 
   constructor(private readonly notifications: StateNotifications) {
@@ -37,18 +38,18 @@ export class StatelessCancellations implements OnModuleDestroy {
     signal: AbortSignal,
   ): { signal: AbortSignal; release(): void } {
     const key = callKey(owner, requestId);
-    const controller = new AbortController();
+    const call = new LinkedAbort([signal]);
     let set = this.calls.get(key);
     if (!set) {
       set = new Set();
       this.calls.set(key, set);
     }
-    set.add(controller);
-    const merged = AbortSignal.any([signal, controller.signal]);
+    set.add(call);
     return {
-      signal: merged,
+      signal: call.signal,
       release: () => {
-        set.delete(controller);
+        call.unlink();
+        set.delete(call);
         if (set.size === 0 && this.calls.get(key) === set) this.calls.delete(key);
       },
     };
@@ -68,8 +69,8 @@ export class StatelessCancellations implements OnModuleDestroy {
   }
 
   private abortLocal(key: string): void {
-    for (const controller of this.calls.get(key) ?? []) {
-      controller.abort(new Error('the client cancelled the request'));
+    for (const call of this.calls.get(key) ?? []) {
+      call.abort(new Error('the client cancelled the request'));
     }
   }
 }

@@ -1,3 +1,5 @@
+import { LinkedAbort } from '../signals/linked-abort.js';
+
 /**
  * The signal of one outgoing call: it aborts once `timeoutMs` have passed or when `caller`
  * aborts, whichever comes first, and `end()` lets go of the timer and the caller's signal.
@@ -8,34 +10,22 @@
  * promoted, and its timer stayed scheduled for the whole timeout after the call had ended.
  */
 export class CallDeadline {
-  private readonly controller = new AbortController();
+  private readonly link: LinkedAbort;
   private readonly timer: NodeJS.Timeout;
-  private readonly callerAborted?: () => void;
   private expired = false;
 
-  constructor(
-    timeoutMs: number,
-    private readonly caller?: AbortSignal,
-  ) {
+  constructor(timeoutMs: number, caller?: AbortSignal) {
+    this.link = new LinkedAbort(caller ? [caller] : []);
     this.timer = setTimeout(() => {
       this.expired = true;
-      this.controller.abort(
-        new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
-      );
+      this.link.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     }, timeoutMs);
     this.timer.unref();
-    if (!caller) return;
-    if (caller.aborted) {
-      this.controller.abort(caller.reason);
-      return;
-    }
-    this.callerAborted = () => this.controller.abort(caller.reason);
-    caller.addEventListener('abort', this.callerAborted, { once: true });
   }
 
   /** Aborts on the deadline or with the caller. */
   get signal(): AbortSignal {
-    return this.controller.signal;
+    return this.link.signal;
   }
 
   /** Whether the deadline passed (the caller's abort does not count). */
@@ -46,6 +36,6 @@ export class CallDeadline {
   /** The call is over: the timer is cleared and the caller's signal forgets this one. */
   end(): void {
     clearTimeout(this.timer);
-    if (this.callerAborted) this.caller?.removeEventListener('abort', this.callerAborted);
+    this.link.unlink();
   }
 }

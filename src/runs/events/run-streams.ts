@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { Response } from 'express';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { EventStream } from '../../platform/http/event-stream.js';
+import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 import { classifyError } from '../../platform/http/classify-error.js';
 import { problemTitle, problemType } from '../../platform/http/problem.js';
 import { TERMINAL_STATUSES } from '../record/run-record.js';
@@ -33,7 +34,7 @@ export class RunStreams implements BeforeApplicationShutdown {
   private readonly logger = new Logger(RunStreams.name);
   private readonly heartbeatMs: number;
   /** Open streams: ended when the process begins to shut down. */
-  private readonly open = new Set<AbortController>();
+  private readonly open = new Set<LinkedAbort>();
 
   constructor(
     private readonly feed: RunEventFeed,
@@ -60,9 +61,10 @@ export class RunStreams implements BeforeApplicationShutdown {
   ): Promise<void> {
     const stream = new EventStream(response, this.heartbeatMs);
     stream.open(headers);
-    const stop = new AbortController();
+    // Ends when the client leaves, the run settles without a last event, or the drain begins.
+    const stop = new LinkedAbort([stream.closed]);
     this.open.add(stop);
-    const signal = AbortSignal.any([stream.closed, stop.signal]);
+    const { signal } = stop;
     const watch = this.endWhenSettledWithoutEvent(tenantId, runId, stop);
     try {
       for await (const batch of this.feed.follow(tenantId, runId, after, signal)) {
@@ -84,6 +86,7 @@ export class RunStreams implements BeforeApplicationShutdown {
       });
     } finally {
       this.open.delete(stop);
+      stop.unlink();
       watch.cancel();
       stream.end();
     }
@@ -112,7 +115,7 @@ export class RunStreams implements BeforeApplicationShutdown {
    * A stream waits for the run's last event; a run that settled without one in its log (the log
    * was pruned, or the run is older than logs) would keep it open forever: ended instead.
    */
-  private endWhenSettledWithoutEvent(tenantId: string, runId: string, stop: AbortController) {
+  private endWhenSettledWithoutEvent(tenantId: string, runId: string, stop: LinkedAbort) {
     let quietSince = Date.now();
     const timer = setInterval(() => {
       if (Date.now() - quietSince < SETTLED_GRACE_MS) return;

@@ -77,21 +77,43 @@ describe('RunLeases', () => {
     await lease!.handOver();
   });
 
-  it('leaves nothing of a finished run on the process-wide stop signal (no growth per run)', async () => {
-    const { keeper: leases } = keeper();
+  it('keeps nothing of a finished run: its lease is forgotten and its listener removed', async () => {
+    const { keeper: leases, lost } = keeper();
     const runs = new RunLeases(leases, config());
-    const stopping = (runs as unknown as { stopping: AbortController }).stopping.signal;
     const settled = await Promise.all(['r1', 'r2', 'r3'].map((id) => runs.claim('acme', id)));
     const running = await runs.claim('acme', 'r4');
-    expect(getEventListeners(stopping, 'abort')).toHaveLength(4);
+    expect(runs.allHeld()).toHaveLength(4);
+    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(4);
     await settled[0]!.finish();
     await settled[1]!.handOver();
     await settled[2]!.finish();
-    expect(getEventListeners(stopping, 'abort')).toHaveLength(1);
+    expect(runs.allHeld()).toEqual([running]);
+    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(1);
     running!.signal.addEventListener('abort', () => void running!.handOver());
     await runs.onApplicationShutdown();
     expect(running!.signal.reason).toBeInstanceOf(ShuttingDown);
-    expect(getEventListeners(stopping, 'abort')).toHaveLength(0);
+    expect(runs.allHeld()).toHaveLength(0);
+    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(0);
+    expect(settled.map((lease) => lease!.signal.aborted)).toEqual([false, false, false]);
+  });
+
+  it('stops a run whose claim was in flight when the runs were stopped', async () => {
+    let grant!: () => void;
+    const { keeper: inner } = keeper();
+    const slow = {
+      acquire: async (tenant: string, key: string) => {
+        await new Promise<void>((resolve) => (grant = resolve));
+        return inner.acquire(tenant, key);
+      },
+    } as unknown as LeaseKeeper;
+    const runs = new RunLeases(slow, config());
+    const claiming = runs.claim('acme', 'late');
+    const shutdown = runs.onApplicationShutdown();
+    grant();
+    const lease = await claiming;
+    expect(lease!.signal.reason).toBeInstanceOf(ShuttingDown);
+    await lease!.handOver();
+    await shutdown;
   });
 
   it('stops runs up to a second before the drain ends, and at once without a drain', () => {

@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import {
   type BeforeApplicationShutdown,
   Injectable,
@@ -9,6 +8,7 @@ import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { runScope } from '../../platform/state/state-scopes.js';
+import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 
 /** How long shutdown waits for this process's runs to stop and hand their leases over. */
 const STOP_WAIT_MS = 10_000;
@@ -45,42 +45,29 @@ export class RunCancelled extends Error {
  * releases it) or left for another replica (an expired lease is what it looks for).
  */
 export class RunLease {
-  private readonly stop = new AbortController();
-  private readonly unlink: () => void;
+  private readonly link: LinkedAbort;
   /** Aborts when the lease was lost, the process is stopping its runs, or the run is cancelled. */
   readonly signal: AbortSignal;
 
   constructor(
     private readonly held: HeldLease,
-    stopping: AbortSignal,
     private readonly logger: Logger,
     private readonly done: () => void,
     readonly tenantId: string,
     readonly runId: string,
   ) {
-    this.signal = this.stop.signal;
-    // Listeners rather than AbortSignal.any: `stopping` outlives every run, and on Node 20 any()
-    // keeps a WeakRef per run in it for good (about 45 bytes of heap per run); any() is also
-    // a tenth of a small run's signal work. Both listeners go when the lease ends.
-    const lost = () => this.abort(held.signal.reason);
-    const stopped = () => this.abort(stopping.reason);
-    if (held.signal.aborted) lost();
-    else held.signal.addEventListener('abort', lost, { once: true });
-    if (stopping.aborted) stopped();
-    else stopping.addEventListener('abort', stopped, { once: true });
-    this.unlink = () => {
-      held.signal.removeEventListener('abort', lost);
-      stopping.removeEventListener('abort', stopped);
-    };
-  }
-
-  private abort(reason: unknown): void {
-    if (!this.stop.signal.aborted) this.stop.abort(reason);
+    this.link = new LinkedAbort([held.signal]);
+    this.signal = this.link.signal;
   }
 
   /** Stops the run's execution here (in-flight model and tool calls abort) to settle it cancelled. */
   cancel(by: string | null): void {
-    this.abort(new RunCancelled(by));
+    this.link.abort(new RunCancelled(by));
+  }
+
+  /** The process is stopping its runs: this one hands over (RunLeases.stopRuns). */
+  stopForShutdown(): void {
+    this.link.abort(new ShuttingDown());
   }
 
   /** The cancellation that stopped the run, when one did (and the lease is still held). */
@@ -105,7 +92,7 @@ export class RunLease {
     } catch (err) {
       this.logger.warn({ err, lease: this.held.key }, `could not ${what} a run lease; it expires`);
     } finally {
-      this.unlink();
+      this.link.unlink();
       this.done();
     }
   }
@@ -123,7 +110,8 @@ export class RunLease {
 @Injectable()
 export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger(RunLeases.name);
-  private readonly stopping = new AbortController();
+  /** Set once runs are stopped: no run is claimed after it. */
+  private stopping = false;
   private readonly held = new Map<string, RunLease>();
   private readonly idle: Array<() => void> = [];
   private readonly drainMs: number;
@@ -134,25 +122,23 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.drainMs = config.get('server', { infer: true }).shutdownTimeoutMs;
-    // One listener per run in flight, removed when it ends: past ten runs at once Node's leak
-    // warning would otherwise go to stderr under any real load.
-    setMaxListeners(0, this.stopping.signal);
   }
 
   /** The run's lease, or null while another process (or request here) holds it. */
   async claim(tenantId: string, runId: string): Promise<RunLease | null> {
-    if (this.stopping.signal.aborted) throw new ShuttingDown();
+    if (this.stopping) throw new ShuttingDown();
     const held = await this.leases.acquire(tenantId, runScope(runId));
     if (!held) return null;
     const lease: RunLease = new RunLease(
       held,
-      this.stopping.signal,
       this.logger,
       () => this.forget(lease),
       tenantId,
       runId,
     );
     this.held.set(heldKey(tenantId, runId), lease);
+    // Claimed while the runs were being stopped: stopped at once, like the others.
+    if (this.stopping) lease.stopForShutdown();
     return lease;
   }
 
@@ -185,9 +171,14 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
     });
   }
 
+  /**
+   * Stops every run held here. The held map is the list: no listener per run on a process-wide
+   * signal, which would be one more per run in flight for the whole run.
+   */
   private stopRuns(): void {
     clearTimeout(this.stopTimer);
-    if (!this.stopping.signal.aborted) this.stopping.abort(new ShuttingDown());
+    this.stopping = true;
+    for (const lease of this.held.values()) lease.stopForShutdown();
   }
 
   private forget(lease: RunLease): void {

@@ -1,5 +1,6 @@
 import { Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 import { ACTIVE_STATUSES, type StoredRun } from '../record/run-record.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import { RunEvents } from './run-events.js';
@@ -53,15 +54,15 @@ export class RunWaiter implements OnModuleDestroy {
 
   /** Sleeps `ms`, or less when the run settles here or the caller goes away. */
   private async nap(id: string, ms: number, signal?: AbortSignal): Promise<void> {
-    const woken = new AbortController();
+    const woken = new LinkedAbort(signal ? [signal] : []);
     const wake = () => woken.abort();
     const waiting = this.wakers.get(id) ?? new Set();
     waiting.add(wake);
     this.wakers.set(id, waiting);
     try {
-      const stop = signal ? AbortSignal.any([woken.signal, signal]) : woken.signal;
-      await sleep(ms, undefined, { signal: stop }).catch(() => undefined);
+      await sleep(ms, undefined, { signal: woken.signal }).catch(() => undefined);
     } finally {
+      woken.unlink();
       waiting.delete(wake);
       if (waiting.size === 0) this.wakers.delete(id);
     }

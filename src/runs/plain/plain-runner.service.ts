@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig, RunLimitsConfig } from '../../platform/config/gateway-config.js';
 import { ProblemException } from '../../platform/http/problem.js';
 import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 import { sessionScope } from '../../platform/state/state-scopes.js';
 import { StateConflictError } from '../../platform/state/state-store.js';
 import type { ChatMessage } from '../../providers/chat.types.js';
@@ -272,9 +273,11 @@ export class PlainRunner {
         'session-busy',
       );
     }
+    const link = new LinkedAbort([lease.signal, held.signal]);
     try {
-      return await work(AbortSignal.any([lease.signal, held.signal]));
+      return await work(link.signal);
     } finally {
+      link.unlink();
       await held.release().catch(() => undefined); // it expires on its own
     }
   }
