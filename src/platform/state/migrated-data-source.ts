@@ -108,21 +108,36 @@ export class MigratedDataSource<B extends string = string> {
    * Runs `work` on the connected, migrated DataSource. Throws StateUnavailableError before the
    * first migration and whenever the database cannot be reached; other errors pass unchanged.
    */
-  async use<T>(work: (source: DataSource) => Promise<T>): Promise<T> {
+  use<T>(work: (source: DataSource) => Promise<T>): Promise<T> {
     const { name, backend } = this.options;
     if (!this.migrated) {
-      throw new StateUnavailableError(`${name} (${backend}) is not ready: ${this.lastError}`);
+      return Promise.reject(
+        new StateUnavailableError(`${name} (${backend}) is not ready: ${this.lastError}`),
+      );
     }
+    // Every state statement passes here: a plain `then` with handlers made once, rather than an
+    // async function's promises and its await.
+    let pending: Promise<T>;
     try {
-      const result = await work(this.dataSource);
-      this.outage.succeeded();
-      return result;
+      pending = work(this.dataSource);
     } catch (error) {
-      const classified = this.options.classify(error);
-      if (classified instanceof StateUnavailableError) this.outage.failed(classified);
-      throw classified;
+      // Thrown before a promise was made: rejected as classified, like any other failure.
+      return Promise.resolve().then(() => this.failed(error));
     }
+    return pending.then(this.succeeded, this.failed);
   }
+
+  private readonly succeeded = <R>(result: R): R => {
+    this.outage.succeeded();
+    return result;
+  };
+
+  /** The error as callers see it; an unreachable database also counts towards the outage. */
+  private readonly failed = (error: unknown): never => {
+    const classified = this.options.classify(error);
+    if (classified instanceof StateUnavailableError) this.outage.failed(classified);
+    throw classified;
+  };
 
   /** Live check for /readyz: the database answers now and no migration is pending. */
   async readiness(): Promise<DataSourceReadiness<B>> {

@@ -62,16 +62,11 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
    * groups); on sqlite to TypeORM's better-sqlite3 connection through SqliteStatements.
    */
   query(sql: string, params: unknown[] = []): Promise<QueryResult> {
-    return this.use(async (source) => {
+    return this.use((source) => {
       if (this.backend === 'sqlite') return this.sqliteStatements(source).run(sql, params);
       const pool = poolOf(source);
       if (pool) return this.postgresStatements(pool).run(sql, params);
-      const runner = source.createQueryRunner();
-      try {
-        return await runner.query(sql, params, true);
-      } finally {
-        await runner.release();
-      }
+      return queryOnRunner(source, sql, params);
     });
   }
 
@@ -137,4 +132,18 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
 function poolOf(source: DataSource): pg.Pool | undefined {
   const master = (source.driver as unknown as { master?: pg.Pool }).master;
   return typeof master?.connect === 'function' ? master : undefined;
+}
+
+/** A statement on a query runner of its own (a PostgreSQL driver without a pool to pipeline on). */
+async function queryOnRunner(
+  source: DataSource,
+  sql: string,
+  params: unknown[],
+): Promise<QueryResult> {
+  const runner = source.createQueryRunner();
+  try {
+    return await runner.query(sql, params, true);
+  } finally {
+    await runner.release();
+  }
 }
