@@ -16,7 +16,8 @@ import { gatewayForSuite } from './support/suite.js';
 const ENV = {
   SVC_API_KEY: ROOT_KEY,
   SVC_KEYS_FILE: writeMcpKeysFile(),
-  SVC_TOOL_TIMEOUT_MS: '1000',
+  // Generous: no test here is about the timeout, and a loaded CI machine can be slow.
+  SVC_TOOL_TIMEOUT_MS: '15000',
 };
 
 describe.each(BACKENDS)('MCP host with sessions (%s)', (backend) => {
