@@ -13,8 +13,14 @@ import { LeaseLostError, StateStore, StateUnavailableError } from './state-store
  */
 export class HeldLease {
   private readonly lost = new AbortController();
-  private readonly timer: NodeJS.Timeout;
-  private expiry?: NodeJS.Timeout;
+  private readonly renewEveryMs: number;
+  /**
+   * One timer per lease: it fires for the next renewal, or at the deadline when that comes
+   * first (a lease's life is mostly shorter than a renewal period, so most never fire).
+   */
+  private timer?: NodeJS.Timeout;
+  /** The lease is surely ours until then (by this clock); past it, the work stops. */
+  private heldUntil: number;
   private released = false;
   private renewing = false;
 
@@ -28,9 +34,9 @@ export class HeldLease {
     /** When the claim was sent: the database's expiry is at least this plus the TTL. */
     claimedAt = Date.now(),
   ) {
-    this.heldUntil(claimedAt + ttlMs);
-    this.timer = setInterval(() => void this.renew(), Math.max(Math.floor(ttlMs / 3), 50));
-    this.timer.unref();
+    this.heldUntil = claimedAt + ttlMs;
+    this.renewEveryMs = Math.max(Math.floor(ttlMs / 3), 50);
+    this.schedule();
   }
 
   /** Aborts when the lease was lost or may be (this process must stop the work). */
@@ -50,7 +56,28 @@ export class HeldLease {
     await this.end(() => this.store.expireRunLease(this.tenantId, this.key));
   }
 
-  /** One renewal at a time: one that hangs is covered by the expiry timer, not piled on. */
+  private schedule(): void {
+    const delay = Math.min(this.renewEveryMs, this.heldUntil - Date.now());
+    this.timer = setTimeout(() => this.tick(), Math.max(delay, 0));
+    this.timer.unref();
+  }
+
+  /** Past the deadline the work stops; otherwise the next tick is set and a renewal sent. */
+  private tick(): void {
+    if (this.released) return;
+    if (Date.now() >= this.heldUntil) {
+      this.lost.abort(
+        new StateUnavailableError(
+          `lease ${this.key} could not be renewed for ${this.ttlMs} ms; another process may hold it now`,
+        ),
+      );
+      return;
+    }
+    this.schedule();
+    void this.renew();
+  }
+
+  /** One renewal at a time: one that hangs is covered by the deadline, not piled on. */
   private async renew(): Promise<void> {
     if (this.renewing || this.released) return;
     this.renewing = true;
@@ -59,7 +86,7 @@ export class HeldLease {
       const held = await this.store.renewRunLease(this.tenantId, this.key, this.ttlMs);
       this.renewals.succeeded();
       if (this.released) return;
-      if (held) this.heldUntil(sent + this.ttlMs);
+      if (held) this.heldUntil = sent + this.ttlMs;
       else
         this.lost.abort(new LeaseLostError(`lease ${this.key} was taken over by another process`));
     } catch (error) {
@@ -69,25 +96,10 @@ export class HeldLease {
     }
   }
 
-  /** The lease is surely ours until `deadline` (by this clock); past it, the work stops. */
-  private heldUntil(deadline: number): void {
-    clearTimeout(this.expiry);
-    this.expiry = setTimeout(() => {
-      if (this.released) return;
-      this.lost.abort(
-        new StateUnavailableError(
-          `lease ${this.key} could not be renewed for ${this.ttlMs} ms; another process may hold it now`,
-        ),
-      );
-    }, deadline - Date.now());
-    this.expiry.unref();
-  }
-
   private async end(giveUp: () => Promise<boolean>): Promise<void> {
     if (this.released) return;
     this.released = true;
-    clearInterval(this.timer);
-    clearTimeout(this.expiry);
+    clearTimeout(this.timer);
     try {
       await giveUp();
     } finally {

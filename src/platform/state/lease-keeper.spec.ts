@@ -74,6 +74,16 @@ describe('HeldLease', () => {
     await lease.release();
   });
 
+  it('keeps one timer per lease while held, and none once released', async () => {
+    const before = jest.getTimerCount();
+    const leases = await Promise.all(['run:a', 'run:b'].map((key) => acquire(key)));
+    expect(jest.getTimerCount() - before).toBe(2);
+    await advance(3 * RENEW_EVERY_MS);
+    expect(jest.getTimerCount() - before).toBe(2);
+    await Promise.all(leases.map((lease) => lease.release()));
+    expect(jest.getTimerCount()).toBe(before);
+  });
+
   it('aborts with StateUnavailableError once no renewal has held for a whole TTL', async () => {
     const lease = await acquire();
     await advance(RENEW_EVERY_MS); // one renewal held
