@@ -27,12 +27,13 @@ import {
   wiresReport,
   warnings,
 } from './lib/report.mjs';
-import { memoryReport, soakReport, startReport } from './lib/resource-report.mjs';
+import { countsReport, memoryReport, soakReport, startReport } from './lib/resource-report.mjs';
 import { AGENT_RUN, INFO, TOOL_CALL, TOOL_RUN } from './lib/routes.mjs';
 import { startNestBaseline } from './lib/targets.mjs';
 import { durableBench } from './durable.bench.mjs';
 import { memoryBench } from './memory.bench.mjs';
 import { startBench } from './start.bench.mjs';
+import { countsBench } from './counts.bench.mjs';
 import { stateBench } from './state.bench.mjs';
 import { graphBench } from './graph.bench.mjs';
 import { streamBench } from './stream.bench.mjs';
@@ -144,6 +145,12 @@ try {
     process.stderr.write(`bench: start time (${options.start.runs} fresh starts each)...\n`);
     results.start = await startBench(options.start, tmpDir);
     console.log(`${startReport(results.start)}\n`);
+  }
+
+  if (only.has('counts')) {
+    process.stderr.write(`bench: async resources per request (${options.counts.runs} each)...\n`);
+    results.counts = await countsBench(options.counts, tmpDir);
+    console.log(`${countsReport(results.counts)}\n`);
   }
 
   if (only.has('soak')) {

@@ -15,6 +15,7 @@ export const PARTS = [
   'stream',
   'memory',
   'start',
+  'counts',
   'soak',
 ];
 /** What runs when BENCH_ONLY is unset: all but `soak`, which takes 10 minutes (name it to run it). */
@@ -106,6 +107,11 @@ export function benchOptions() {
     },
     // Fresh starts per server; the median is the figure.
     start: { runs: Math.max(1, number('BENCH_START_RUNS', 5, { integer: true })) },
+    // Requests counted per route, one at a time, after `warmupRuns` uncounted ones.
+    counts: {
+      runs: Math.max(1, number('BENCH_COUNT_RUNS', 500, { integer: true })),
+      warmupRuns: 200,
+    },
     soak,
     goals: {
       durableBeforeRunsPerSec: number(

@@ -46,6 +46,18 @@ export function startReport(start) {
   ].join('\n');
 }
 
+export function countsReport(counts) {
+  const types = ['PROMISE', 'Timeout', 'Immediate', 'TickObject', 'other'];
+  const rows = Object.entries(counts.perRequest).map(([name, perRequest]) => [
+    name,
+    ...types.map((type) => fixed(perRequest[type], 1)),
+  ]);
+  return [
+    `Async resources created per request (async_hooks, ${counts.runs} requests each, one at a time)`,
+    renderTable(['request', 'promises', 'timers', 'immediates', 'next ticks', 'other'], rows),
+  ].join('\n');
+}
+
 export function soakReport(soak) {
   const rows = soak.samples.map((sample) => [
     String(sample.seconds),

@@ -54,11 +54,12 @@ export function gatewayEnv(name, tmpDir) {
 
 /**
  * `svc serve` with gatewayEnv(name, tmpDir), unless `env` picks another backend. Node flags
- * from BENCH_GATEWAY_NODE_ARGS go first. `target` is passed to startTarget ({ pollMs, cwd }:
- * another checkout's build with `cwd`).
+ * from BENCH_GATEWAY_NODE_ARGS go first, then `target.nodeArgs`. `target` is passed to
+ * startTarget ({ pollMs, cwd }: another checkout's build with `cwd`).
  */
 export function startGateway(name, tmpDir, env = {}, target = {}) {
-  const args = (port) => [...gatewayNodeArgs(), 'dist/src/main.js', 'serve', '--port', `${port}`];
+  const nodeArgs = [...gatewayNodeArgs(), ...(target.nodeArgs ?? [])];
+  const args = (port) => [...nodeArgs, 'dist/src/main.js', 'serve', '--port', `${port}`];
   return startTarget(name, args, { ...gatewayEnv(name, tmpDir), ...env }, target);
 }
 
