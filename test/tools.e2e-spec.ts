@@ -224,21 +224,24 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     expectProblem(await call('default', 'echo', 'text'), 400, 'validation');
   });
 
+  /** Registers tool `name` in tenant a's toolset `odd` with a schema sent as exactly this text. */
+  const registerText = (name: string, schema: string) =>
+    http()
+      .put(`/v1/toolsets/odd/tools/${name}`)
+      .set(as(KEY_A))
+      .set('Content-Type', 'application/json')
+      .send(
+        `{"tenant_id":"a","description":"d","parameters":${schema},` +
+          `"endpoint":{"url":"${endpoint.url}/echo"}}`,
+      );
+
   it('keeps schemas and arguments exactly as sent, keys named like Object methods included', async () => {
     // (`__proto__`, `constructor` and `prototype` keys are stripped from every body by Nest's
     // ValidationPipe; names like these used to be dropped by class-transformer.)
     const schema =
       '{"type":"object","properties":{"toString":{"type":"number"},"valueOf":{"type":"string"}},' +
       '"required":["toString"],"additionalProperties":false}';
-    const registered = await http()
-      .put('/v1/toolsets/odd/tools/__proto__')
-      .set(as(KEY_A))
-      .set('Content-Type', 'application/json')
-      .send(
-        `{"tenant_id":"a","description":"d","parameters":${schema},` +
-          `"endpoint":{"url":"${endpoint.url}/echo"}}`,
-      )
-      .expect(200);
+    const registered = await registerText('__proto__', schema).expect(200);
     expect(JSON.stringify(registered.body.tool.parameters)).toBe(schema);
     const view = await http().get('/v1/toolsets/odd?tenant_id=a').set(as(KEY_A)).expect(200);
     expect(toolNames(view)).toEqual(['__proto__']);
@@ -269,15 +272,7 @@ describe.each(BACKENDS)('tools and toolsets (%s)', (backend) => {
     const schema =
       '{"type":"object","properties":{"pick":{"enum":["a",{"toString":1,"k":[1]}]},' +
       '"fixed":{"const":{"valueOf":"v"}}}}';
-    await http()
-      .put('/v1/toolsets/odd/tools/equal')
-      .set(as(KEY_A))
-      .set('Content-Type', 'application/json')
-      .send(
-        `{"tenant_id":"a","description":"d","parameters":${schema},` +
-          `"endpoint":{"url":"${endpoint.url}/echo"}}`,
-      )
-      .expect(200);
+    await registerText('equal', schema).expect(200);
     const send = (args: string) =>
       http()
         .post('/v1/tools/odd/equal')
