@@ -162,6 +162,30 @@ describe('svc serve', () => {
     await expect(request(url).get('/healthz')).rejects.toThrow();
   });
 
+  it('starts without loading the modules of features it never uses (prompts)', async () => {
+    const port = await freePort();
+    const report = join(mkdtempSync(join(tmpdir(), 'svc-loaded-')), 'packages.json');
+    const preload = new URL('./support/loaded-packages.mjs', import.meta.url).href;
+    const child = spawnSvc(['serve', '--port', String(port)], {
+      ...fixture.env,
+      SVC_API_KEY: 'cli-test-key-1',
+      NODE_OPTIONS: `--import ${preload}`,
+      LOADED_PACKAGES_FILE: report,
+    });
+    const done = collect(child, 30_000);
+    const url = `http://127.0.0.1:${port}`;
+    await waitReady(url);
+    await request(url).get('/info').set('X-API-Key', 'cli-test-key-1').expect(200);
+    child.kill('SIGTERM');
+    expect((await done).code).toBe(0);
+
+    const files = JSON.parse(readFileSync(report, 'utf8')) as Record<string, number>;
+    expect(files['nest-commander']).toBeGreaterThan(1); // the report does see the CLI's packages
+    // Its stand-in alone (cli/deferred-modules.ts); loaded, it is many files.
+    expect(files['inquirer'] ?? 0).toBeLessThanOrEqual(1);
+    expect(files['lodash'] ?? 0).toBe(0);
+  });
+
   it('exits 1 with one line when its port is taken, instead of running without a listener', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
