@@ -9,7 +9,12 @@ import { type RunLease, RunLeases } from './lifecycle/run-lease.js';
 import { MAX_RUN_DEPTH, tooDeepForRun } from './lifecycle/run-lineage.js';
 import { stoppedProblem, stoppedReason } from './lifecycle/run-stop.js';
 import { PlainRunner } from './plain/plain-runner.service.js';
-import { type RunRecord, SETTLED_STATUSES, type StoredRun } from './record/run-record.js';
+import {
+  type RunRecord,
+  SETTLED_STATUSES,
+  type StoredRun,
+  TERMINAL_STATUSES,
+} from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
 import { RunRecordStore, type VersionedRun } from './record/run-record.store.js';
 import type { RunRequest } from './run-request.js';
@@ -173,7 +178,12 @@ export class AgentRunner {
         ? error
         : stoppedProblem(error, runId, lease.signal);
     }
-    await lease.finish();
+    // A run that ended is answered without waiting for its lease to go (one write less on the
+    // caller's path): whoever asks for the run meanwhile finds the lease held and answers the
+    // settled record (run()), and shutdown waits for the release (RunLeases). A paused run keeps
+    // the order: its lease is free before its caller can approve or deny.
+    if (result && TERMINAL_STATUSES.has(result.status)) void lease.finish();
+    else await lease.finish();
     return result;
   }
 

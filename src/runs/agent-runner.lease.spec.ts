@@ -1,0 +1,89 @@
+import { describe, expect, it } from '@jest/globals';
+import type { AgentSpecStore } from '../agents/agent-spec.store.js';
+import type { TokenBudgets } from '../usage/budgets/token-budgets.service.js';
+import { AgentRunner } from './agent-runner.service.js';
+import type { RunCancels } from './cancel/run-cancels.service.js';
+import type { GraphRunner } from './graph/graph-runner.service.js';
+import type { RunLease, RunLeases } from './lifecycle/run-lease.js';
+import type { PlainRunner } from './plain/plain-runner.service.js';
+import type { RunStatus, StoredRun } from './record/run-record.js';
+import type { RunRecordStore } from './record/run-record.store.js';
+import type { RunWebhooks } from './webhooks/run-webhooks.service.js';
+
+/**
+ * An AgentRunner whose plain runs end in `status`, with a lease whose release waits until the
+ * test lets it go.
+ */
+function runnerEndingIn(status: RunStatus) {
+  const events: string[] = [];
+  let letGo!: () => void;
+  const released = new Promise<void>((resolve) => (letGo = resolve));
+  const lease = {
+    signal: new AbortController().signal,
+    cancelled: null,
+    finish: async () => {
+      events.push('release asked');
+      await released;
+      events.push('released');
+    },
+    handOver: () => Promise.resolve(),
+  } as unknown as RunLease;
+  const run = {
+    run_id: 'r1',
+    tenant_id: 'acme',
+    agent: 'default',
+    status,
+    text: 'hi',
+  } as unknown as StoredRun;
+  const runner = new AgentRunner(
+    {} as RunRecordStore,
+    { claim: () => Promise.resolve(lease) } as unknown as RunLeases,
+    { start: () => Promise.resolve(run) } as unknown as PlainRunner,
+    {} as GraphRunner,
+    {} as AgentSpecStore,
+    {} as RunCancels,
+    {} as RunWebhooks,
+    { admit: () => Promise.resolve() } as unknown as TokenBudgets,
+  );
+  const request = {
+    tenantId: 'acme',
+    agent: 'default',
+    toolset: 'default',
+    input: [{ role: 'user' as const, content: 'hello' }],
+    maxTurns: 4,
+    multitask: 'enqueue' as const,
+  };
+  return {
+    run: () => runner.run(request).then((answer) => events.push(`answered ${answer.status}`)),
+    events,
+    letGo,
+  };
+}
+
+const turns = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AgentRunner and the run lease', () => {
+  it.each(['completed', 'failed', 'cancelled'] as const)(
+    'answers a %s run without waiting for its lease to be released',
+    async (status) => {
+      const { run, events, letGo } = runnerEndingIn(status);
+      const answered = run().catch(() => events.push('answered with its problem'));
+      await answered;
+      expect(events[0]).toBe('release asked');
+      expect(events).not.toContain('released');
+      letGo();
+      await turns();
+      expect(events.at(-1)).toBe('released');
+    },
+  );
+
+  it('answers a paused run only once its lease is free, so its approval can claim it', async () => {
+    const { run, events, letGo } = runnerEndingIn('paused');
+    const answered = run();
+    await turns();
+    expect(events).toEqual(['release asked']);
+    letGo();
+    await answered;
+    expect(events).toEqual(['release asked', 'released', 'answered paused']);
+  });
+});
