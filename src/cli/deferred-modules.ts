@@ -15,11 +15,10 @@ export const UNUSED_AT_START: ReadonlyArray<{ module: string; requiredBy: string
 
 /**
  * Gives each of UNUSED_AT_START a stand-in in the require cache, before the packages that require
- * it load (main.ts): the real module loads the first time a member of it is read. Returns the
- * files deferred; one that does not resolve (a dependency changed) is left to load as before.
+ * it load (main.ts): the real module loads the first time a member of it is read. One that does
+ * not resolve (a dependency changed) is left to load as before.
  */
-export function deferUnusedModules(): string[] {
-  const deferred: string[] = [];
+export function deferUnusedModules(): void {
   for (const { module, requiredBy } of UNUSED_AT_START) {
     let file: string;
     try {
@@ -28,9 +27,7 @@ export function deferUnusedModules(): string[] {
       continue;
     }
     deferModule(file);
-    deferred.push(file);
   }
-  return deferred;
 }
 
 /**
