@@ -162,7 +162,7 @@ describe('svc serve', () => {
     await expect(request(url).get('/healthz')).rejects.toThrow();
   });
 
-  it('starts without loading the modules of features it never uses (prompts)', async () => {
+  it('starts without loading the modules of features it never uses (prompts, phone numbers)', async () => {
     const port = await freePort();
     const report = join(mkdtempSync(join(tmpdir(), 'svc-loaded-')), 'packages.json');
     const preload = new URL('./support/loaded-packages.mjs', import.meta.url).href;
@@ -181,9 +181,11 @@ describe('svc serve', () => {
 
     const files = JSON.parse(readFileSync(report, 'utf8')) as Record<string, number>;
     expect(files['nest-commander']).toBeGreaterThan(1); // the report does see the CLI's packages
-    // Its stand-in alone (cli/deferred-modules.ts); loaded, it is many files.
+    expect(files['class-validator']).toBeGreaterThan(1);
+    // Each is its stand-in alone (cli/deferred-modules.ts); loaded, each is many files.
     expect(files['inquirer'] ?? 0).toBeLessThanOrEqual(1);
     expect(files['lodash'] ?? 0).toBe(0);
+    expect(files['libphonenumber-js'] ?? 0).toBeLessThanOrEqual(1);
   });
 
   it('exits 1 with one line when its port is taken, instead of running without a listener', async () => {

@@ -9,15 +9,16 @@ const BUILT = fileURLToPath(new URL('../dist/src/cli/deferred-modules.js', impor
 
 /**
  * Runs `body` in a fresh node process (jest's require has a cache of its own), with `deferModule`
- * from the build and `required`, a CommonJS module that counts its loads in `loads()`; returns
- * what the body printed, parsed.
+ * from the build applied to `file`, a CommonJS module (exporting an object, or a function) that
+ * counts its loads in `loads()`; returns what the body put in `out`.
  */
-function inProcess(body: string): unknown {
+function inProcess(body: string, exportsKind: 'object' | 'function' = 'object'): unknown {
   const dir = mkdtempSync(join(tmpdir(), 'deferred-'));
   const file = join(dir, 'counted.cjs');
   writeFileSync(
     file,
     `globalThis.loads = (globalThis.loads ?? 0) + 1;
+     ${exportsKind === 'function' ? "module.exports = exports = (name) => 'called ' + name;" : ''}
      exports.greet = (name) => 'hello ' + name;
      exports.answer = 42;`,
   );
@@ -34,7 +35,7 @@ function inProcess(body: string): unknown {
       copy.default = mod;
       return copy;
     };
-    deferModule(file);
+    deferModule(file, ${JSON.stringify(exportsKind)});
     const out = {};
     ${body}
     console.log(JSON.stringify(out));`;
@@ -79,5 +80,26 @@ describe('a deferred CommonJS module (cli/deferred-modules)', () => {
       out.copied = { ...standIn }.answer;
       out.loads = loads();`);
     expect(out).toEqual({ has: true, keys: ['answer', 'greet'], copied: 42, loads: 1 });
+  });
+  it('of a module that exports a function is called like it, loading it then', () => {
+    const out = inProcess(
+      `
+      const fn = require(file);
+      out.kind = typeof fn;
+      out.constructorIsFunction = fn.constructor === Function;
+      out.before = loads();
+      out.called = fn('svc');
+      out.member = fn.greet('svc');
+      out.after = loads();`,
+      'function',
+    );
+    expect(out).toEqual({
+      kind: 'function',
+      constructorIsFunction: true,
+      before: 0,
+      called: 'called svc',
+      member: 'hello svc',
+      after: 1,
+    });
   });
 });

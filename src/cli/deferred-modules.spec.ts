@@ -5,7 +5,7 @@ import { BEFORE_LOADING, UNUSED_AT_START } from './deferred-modules.js';
 // jest's require has a cache of its own.
 const require = createRequire(import.meta.url);
 
-describe.each(UNUSED_AT_START)('the stand-in of $module', ({ module, requiredBy }) => {
+describe.each(UNUSED_AT_START)('the stand-in of $module', ({ module, requiredBy, exports }) => {
   const real = () =>
     createRequire(require.resolve(requiredBy))(module) as Record<PropertyKey, unknown>;
 
@@ -13,13 +13,13 @@ describe.each(UNUSED_AT_START)('the stand-in of $module', ({ module, requiredBy 
     expect(createRequire(require.resolve(requiredBy)).resolve(module)).toMatch(/node_modules/);
   });
 
-  it('answers before loading what the real module answers', () => {
-    const exports = real();
-    expect(exports.constructor.name).toBe('Object'); // jest's realm has an Object of its own
+  it(`exports ${exports === 'object' ? 'an object' : 'a function'} and answers before loading what the real module answers`, () => {
+    const loaded = real();
+    expect(typeof loaded).toBe(exports);
+    // jest's realm has an Object and a Function of its own
+    expect(loaded.constructor.name).toBe(exports === 'object' ? 'Object' : 'Function');
     for (const [key, answer] of BEFORE_LOADING) {
-      if (key !== '__esModule' && key !== 'constructor') {
-        expect([key, exports[key]]).toEqual([key, answer]);
-      }
+      if (key !== '__esModule') expect([key, loaded[key]]).toEqual([key, answer]);
     }
   });
 });
