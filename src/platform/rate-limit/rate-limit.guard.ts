@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from './memory-limiter.js';
 import type { AuthenticatedRequest } from '../auth/principal.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { ProblemException } from '../http/problem.js';
