@@ -12,8 +12,13 @@ import { expectOk, startGateway } from './lib/targets.mjs';
 
 const PRELOAD = new URL('./lib/async-counts.mjs', import.meta.url).href;
 const ROUTES = { 'GET /info': INFO, 'tool call': TOOL_CALL, 'echo run (sqlite)': AGENT_RUN };
-/** The types reported, in this order; the rest are summed as `other`. */
-export const COUNTED_TYPES = ['PROMISE', 'Timeout', 'Immediate', 'TickObject'];
+/** The async_hooks types reported, in this order, and their columns; the rest sum as `other`. */
+const COUNTED_TYPES = {
+  PROMISE: 'promises',
+  Timeout: 'timers',
+  Immediate: 'immediates',
+  TickObject: 'next ticks',
+};
 
 const untilWritten = async (path) => {
   for (let tries = 0; tries < 100; tries++) {
@@ -45,10 +50,10 @@ export async function countsBench({ runs, warmupRuns }, tmpDir) {
       process.kill(child.pid, 'SIGUSR2');
       const counts = await untilWritten(out);
       const perRequest = Object.fromEntries(
-        COUNTED_TYPES.map((type) => [type, (counts[type] ?? 0) / runs]),
+        Object.entries(COUNTED_TYPES).map(([type, column]) => [column, (counts[type] ?? 0) / runs]),
       );
       const other = Object.entries(counts)
-        .filter(([type]) => !COUNTED_TYPES.includes(type))
+        .filter(([type]) => !(type in COUNTED_TYPES))
         .reduce((sum, [, count]) => sum + count, 0);
       results[name] = { ...perRequest, other: other / runs };
     } finally {

@@ -46,15 +46,17 @@ export function startReport(start) {
   ].join('\n');
 }
 
+/** Columns as counts.bench.mjs names them, in its order. */
 export function countsReport(counts) {
-  const types = ['PROMISE', 'Timeout', 'Immediate', 'TickObject', 'other'];
-  const rows = Object.entries(counts.perRequest).map(([name, perRequest]) => [
+  const requests = Object.entries(counts.perRequest);
+  const columns = Object.keys(requests[0][1]);
+  const rows = requests.map(([name, perRequest]) => [
     name,
-    ...types.map((type) => fixed(perRequest[type], 1)),
+    ...columns.map((column) => fixed(perRequest[column], 1)),
   ]);
   return [
     `Async resources created per request (async_hooks, ${counts.runs} requests each, one at a time)`,
-    renderTable(['request', 'promises', 'timers', 'immediates', 'next ticks', 'other'], rows),
+    renderTable(['request', ...columns], rows),
   ].join('\n');
 }
 
