@@ -58,7 +58,7 @@ describe('PostgresStatements', () => {
     expect(checkouts).toBe(4);
   });
 
-  it('fails only the statement that fails; the rest of its group is committed', async () => {
+  it('fails only the statement that fails; the rest of its group is committed (one by one, after the transaction rolled back)', async () => {
     const [first, bad, duplicate, last] = await Promise.allSettled([
       insert('a', 1),
       insert('b', -1),
@@ -79,6 +79,59 @@ describe('PostgresStatements', () => {
     ]);
     // The client went back to the pool usable.
     await expect(insert('d', 4)).resolves.toMatchObject({ records: [{ k: 'd', v: 4 }] });
+  });
+
+  /** The id of the transaction a statement of the group ran in (`RETURNING` it). */
+  const insertInTransaction = (k: string, v: number) =>
+    statements.run('INSERT INTO t (k, v) VALUES ($1, $2) RETURNING xmin::text AS tx', [k, v]);
+  const txOf = (answer: { records: unknown[] }) => (answer.records[0] as { tx: string }).tx;
+
+  it('commits a group of two writes or more once: its statements share one transaction', async () => {
+    const group = await Promise.all([
+      insertInTransaction('a', 1),
+      statements.run('UPDATE t SET v = v + 1 WHERE k = $1 RETURNING xmin::text AS tx', ['a']),
+      insertInTransaction('b', 2),
+    ]);
+    expect(checkouts).toBe(1);
+    expect(new Set(group.map(txOf)).size).toBe(1);
+    // Statements asked for one by one are a transaction each.
+    const apart = [await insertInTransaction('c', 3), await insertInTransaction('d', 4)];
+    expect(txOf(apart[0])).not.toBe(txOf(apart[1]));
+    expect(txOf(apart[0])).not.toBe(txOf(group[0]));
+  });
+
+  it('sends a group with fewer than two writes without a transaction', async () => {
+    const [, inside] = await Promise.all([
+      insert('a', 1),
+      // Inside a transaction this would be the insert's transaction id.
+      statements.run('SELECT pg_current_xact_id_if_assigned()::text AS tx', []),
+    ]);
+    expect(inside.records).toEqual([{ tx: null }]);
+  });
+
+  it('answers a statement of a transaction once the group is committed, for every client to see', async () => {
+    const seenByOthers: unknown[] = [];
+    await Promise.all([
+      // Another connection reads the table the moment the first statement is answered.
+      insert('a', 1).then(async () =>
+        seenByOthers.push(...(await database.query('SELECT k FROM t ORDER BY k'))),
+      ),
+      insert('b', 2),
+      insert('c', 3),
+    ]);
+    expect(seenByOthers).toEqual([{ k: 'a' }, { k: 'b' }, { k: 'c' }]);
+  });
+
+  it('fails every statement of a transaction whose connection is lost, and drops that client', async () => {
+    const outcomes = await Promise.allSettled([
+      insert('a', 1),
+      insert('b', 2),
+      statements.run('SELECT pg_terminate_backend(pg_backend_pid())', []),
+    ]);
+    for (const outcome of outcomes) expect(outcome.status).toBe('rejected');
+    // Not committed, and the pool goes on with a client of its own.
+    expect(await database.query('SELECT k FROM t')).toEqual([]);
+    await expect(insert('c', 3)).resolves.toMatchObject({ records: [{ k: 'c', v: 3 }] });
   });
 
   it('rejects every statement of a group with the error of a pool that cannot connect', async () => {

@@ -17,9 +17,17 @@ interface Pending {
  * together. A group costs one checkout and one write instead of one of each per statement, and
  * its statements wait one round trip together instead of one each.
  *
- * Each statement keeps its own implicit transaction (node-postgres ends every pipelined query
- * with its own Sync), so one that fails fails alone, as it did on a client of its own; the
- * statements of a group run in the order they were asked for.
+ * A group with two writes or more is one transaction (BEGIN and COMMIT pipelined with it): one
+ * commit instead of one per statement, and every answer arrives at once. Measured on the 2-core
+ * machine, an echo run on PostgreSQL at 10 in flight went from about 470 to 590 runs/s and used
+ * 17 % less CPU; three pipelined inserts took 0.32 instead of 0.63 ms. Each caller is answered
+ * once the group is committed (a statement answered before would let its caller's next
+ * statement, on another client, miss its row). A statement that fails rolls the transaction
+ * back; the group's statements then run again each in its own implicit transaction
+ * (node-postgres ends every pipelined query with its own Sync), so one that fails fails alone,
+ * as it did on a client of its own. When the commit's outcome is unknown (the connection
+ * failed), every statement of the group fails. The statements of a group run in the order they
+ * were asked for.
  */
 export class PostgresStatements {
   private queue: Pending[] = [];
@@ -51,20 +59,94 @@ export class PostgresStatements {
       broken = error;
     };
     client.on('error', onError);
-    // One write for the group: each query corks and uncorks the socket around its own messages.
-    const { stream } = client.connection;
-    stream.cork();
-    const answers = group.map((pending) =>
+    if (writesIn(group) >= 2) broken = (await inTransaction(client, group, () => broken)) ?? broken;
+    else await eachOnItsOwn(client, group);
+    client.removeListener('error', onError);
+    client.release(broken);
+  }
+}
+
+/** Statements that only read: a group needs two writes to gain from a transaction. */
+const READ_ONLY = /^\s*SELECT\b/i;
+
+function writesIn(group: Pending[]): number {
+  let writes = 0;
+  for (const pending of group) if (!READ_ONLY.test(pending.sql)) writes += 1;
+  return writes;
+}
+
+/**
+ * Sends `work`'s queries in one write: each query corks and uncorks the socket around its own
+ * messages, so without this each would be a write of its own.
+ */
+function inOneWrite<T>(client: pg.PoolClient, work: () => T): T {
+  const { stream } = client.connection;
+  stream.cork();
+  try {
+    return work();
+  } finally {
+    stream.uncork();
+  }
+}
+
+/** Each statement in its own implicit transaction, answered as its answer arrives. */
+async function eachOnItsOwn(client: pg.PoolClient, group: Pending[]): Promise<void> {
+  const answers = inOneWrite(client, () =>
+    group.map((pending) =>
       client.query(pending.sql, pending.params).then(
         (raw) => pending.resolve(resultOf(raw)),
         (error: unknown) => pending.reject(failed(pending, error)),
       ),
-    );
-    stream.uncork();
-    await Promise.all(answers);
-    client.removeListener('error', onError);
-    client.release(broken);
+    ),
+  );
+  await Promise.all(answers);
+}
+
+/**
+ * The group in one transaction; every caller is answered after the commit. A failed statement
+ * leaves the transaction aborted, and COMMIT then answers ROLLBACK: nothing was written, so the
+ * group runs again statement by statement. Answers the error to drop the client with when
+ * COMMIT did not answer: its transaction may still be open, and must not reach the pool.
+ */
+async function inTransaction(
+  client: pg.PoolClient,
+  group: Pending[],
+  broken: () => Error | undefined,
+): Promise<Error | undefined> {
+  const sent = inOneWrite(client, () => [
+    client.query('BEGIN'),
+    ...group.map((pending) => client.query(pending.sql, pending.params)),
+    client.query('COMMIT'),
+  ]);
+  const outcomes = await Promise.allSettled(sent);
+  const commit = outcomes[outcomes.length - 1];
+  const answers = outcomes.slice(1, -1);
+  if (commit.status === 'fulfilled' && commit.value.command === 'COMMIT') {
+    group.forEach((pending, i) => {
+      const answer = answers[i];
+      if (answer.status === 'fulfilled') pending.resolve(resultOf(answer.value));
+      else pending.reject(failed(pending, answer.reason));
+    });
+    return undefined;
   }
+  // Rolled back, nothing written: again one by one, unless the connection failed meanwhile.
+  // Not answered: whether the group was written is unknown, as for a statement whose
+  // connection fails. Either way a statement that failed fails with its own error.
+  const lost = broken();
+  if (commit.status === 'fulfilled' && lost === undefined) {
+    await eachOnItsOwn(client, group);
+    return undefined;
+  }
+  const cause: unknown = commit.status === 'rejected' ? commit.reason : lost;
+  group.forEach((pending, i) => {
+    const answer = answers[i];
+    pending.reject(failed(pending, answer.status === 'rejected' ? answer.reason : cause));
+  });
+  return commit.status === 'rejected' ? asError(commit.reason) : undefined;
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
 }
 
 function resultOf(raw: pg.QueryResult): QueryResult {
