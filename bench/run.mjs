@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { abBench } from './ab.bench.mjs';
 import { agentBench } from './agent.bench.mjs';
 import { baselineBench } from './baseline.bench.mjs';
 import { httpBench } from './http.bench.mjs';
@@ -15,6 +16,7 @@ import { cleanupAll, cleanupOnSignals, isStopping, onCleanup } from './lib/clean
 import { goalVerdicts, goalsReport } from './lib/goals.mjs';
 import { benchOptions } from './lib/options.mjs';
 import {
+  abReport,
   agentReport,
   durableReport,
   httpReport,
@@ -159,6 +161,12 @@ try {
     const { soakBench } = await import('./soak.bench.mjs');
     results.soak = await soakBench(options.soak, tmpDir);
     console.log(`${soakReport(results.soak)}\n`);
+  }
+
+  if (only.has('ab')) {
+    process.stderr.write(`bench: before and after in turns (${options.ab.backends})...\n`);
+    results.ab = await abBench(options.ab, tmpDir);
+    console.log(`${abReport(results.ab, options.ab)}\n`);
   }
 
   for (const warning of warnings(results)) console.log(warning);

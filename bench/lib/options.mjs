@@ -17,9 +17,13 @@ export const PARTS = [
   'start',
   'counts',
   'soak',
+  'ab',
 ];
-/** What runs when BENCH_ONLY is unset: all but `soak`, which takes 10 minutes (name it to run it). */
-const DEFAULT_PARTS = PARTS.filter((part) => part !== 'soak');
+/**
+ * What runs when BENCH_ONLY is unset: all but `soak`, which takes 10 minutes, and `ab`, which
+ * needs BENCH_BEFORE_ROOT (name them to run them).
+ */
+const DEFAULT_PARTS = PARTS.filter((part) => part !== 'soak' && part !== 'ab');
 const BACKENDS = ['sqlite', 'postgres'];
 
 function number(name, fallback, { integer = false } = {}) {
@@ -82,6 +86,13 @@ export function benchOptions() {
       // A checkout of the code before the performance work, built (dist/) with its node_modules:
       // its gateway is measured in the same run, the durable goal's "before".
       beforeRoot: process.env.BENCH_BEFORE_ROOT || undefined,
+    },
+    // Two builds measured in turns (the `ab` part): BENCH_BEFORE_ROOT against this checkout.
+    ab: {
+      ...agent,
+      backends: list('BENCH_AB_BACKENDS', BACKENDS),
+      beforeRoot: process.env.BENCH_BEFORE_ROOT || undefined,
+      rounds: Math.max(1, number('BENCH_AB_ROUNDS', 3, { integer: true })),
     },
     // Time-to-first-token requests per concurrency level (at least 4 per connection).
     stream: { requests: Math.max(1, number('BENCH_STREAM_REQUESTS', 200, { integer: true })) },

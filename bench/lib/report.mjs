@@ -251,6 +251,7 @@ export function jsonSummary(options, results) {
         ...options,
         agent: withoutDsn(options.agent),
         durable: withoutDsn(options.durable),
+        ab: withoutDsn(options.ab),
         state: withoutDsn(options.state),
       },
       ...results,
@@ -294,6 +295,38 @@ export function durableReport(durable, options) {
       options,
     ),
     renderTable(['backend', 'runs/s', ...LOAD_COLUMNS.map((c) => c.replace('/req', '/run'))], rows),
+    ...ratios,
+  ].join('\n');
+}
+
+/** The `ab` part: each build's medians per backend and request, and after/before. */
+export function abReport(ab, options) {
+  const rows = [];
+  const ratios = [];
+  for (const backend of options.backends.filter((name) => ab[name])) {
+    for (const [name, measured] of Object.entries(ab[backend])) {
+      for (const build of ['before', 'after']) {
+        const r = measured[build];
+        rows.push([
+          `${backend} ${name}, ${build}`,
+          fixed(r.reqPerSec, 0),
+          fixed(r.p50Ms, 3),
+          fixed(r.cpuUsPerReq, 1),
+          `${fixed(r.cpuMin, 1)}-${fixed(r.cpuMax, 1)}`,
+        ]);
+      }
+      const over = measured.afterOverBefore;
+      ratios.push(
+        `${backend} ${name} after/before: req/s ${times(over.reqPerSec, 3)}, CPU ${times(over.cpuUsPerReq, 3)}`,
+      );
+    }
+  }
+  return [
+    loadTitle(
+      `Before (${ab.beforeRoot}) and after, in turns: median of ${ab.rounds} rounds each`,
+      options,
+    ),
+    renderTable(['backend, request, build', 'req/s', 'p50 ms', 'CPU us/req', 'CPU range'], rows),
     ...ratios,
   ].join('\n');
 }

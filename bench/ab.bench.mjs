@@ -1,0 +1,106 @@
+/**
+ * Before and after, in turns (`BENCH_ONLY=ab`, needs BENCH_BEFORE_ROOT): a gateway built from that
+ * checkout and this checkout's gateway, started once per state backend and warmed up, then
+ * measured in turns on a tool call and an echo run, BENCH_AB_ROUNDS rounds with the order swapped
+ * every round, so a machine whose speed drifts moves both alike. Each figure is the median of its
+ * rounds. Measuring one build after the other would compare two moments of the machine as well.
+ */
+import { measureHttp, warmUp } from './lib/http-load.mjs';
+import { createBenchDatabase } from './lib/postgres.mjs';
+import { AGENT_RUN, TOOL_CALL, requestFor } from './lib/routes.mjs';
+import { ratio } from './lib/table.mjs';
+import { expectOk, startGateway } from './lib/targets.mjs';
+
+/** What `ab` measures on each backend: the request a change to the hot path shows in. */
+export const AB_ROUTES = { 'tool call': TOOL_CALL, 'echo run': AGENT_RUN };
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The medians of `rounds` (measureHttp results) and the spread of their CPU per request. */
+function summary(rounds) {
+  const cpu = rounds.map((r) => r.cpuUsPerReq);
+  return {
+    reqPerSec: median(rounds.map((r) => r.reqPerSec)),
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    cpuUsPerReq: median(cpu),
+    cpuMin: Math.min(...cpu),
+    cpuMax: Math.max(...cpu),
+    rounds,
+  };
+}
+
+/** A gateway of `root` (this checkout when undefined) on `backend`, with a database of its own. */
+async function startOn(backend, name, root, options, tmpDir) {
+  const database =
+    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
+  try {
+    const { child, base } = await startGateway(name, tmpDir, env, root ? { cwd: root } : {});
+    return { child, base, database };
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+}
+
+async function benchBackend(backend, options, tmpDir) {
+  const builds = [];
+  try {
+    for (const [build, root] of [
+      ['before', options.beforeRoot],
+      ['after', undefined],
+    ]) {
+      builds.push({
+        build,
+        ...(await startOn(backend, `ab-${build}-${backend}`, root, options, tmpDir)),
+      });
+    }
+    const requests = (base) => Object.values(AB_ROUTES).map((route) => requestFor(base, route));
+    for (const { build, base } of builds) {
+      for (const request of requests(base)) await expectOk(`ab ${build} ${backend}`, request);
+      await warmUp(requests(base), options);
+    }
+    const measured = Object.fromEntries(
+      Object.keys(AB_ROUTES).map((name) => [name, { before: [], after: [] }]),
+    );
+    for (let round = 0; round < options.rounds; round++) {
+      for (const [name, route] of Object.entries(AB_ROUTES)) {
+        const order = round % 2 === 0 ? builds : [...builds].reverse();
+        for (const { build, child, base } of order) {
+          const request = requestFor(base, route);
+          measured[name][build].push(await measureHttp({ request, pid: child.pid, ...options }));
+        }
+      }
+    }
+    return Object.fromEntries(
+      Object.entries(measured).map(([name, { before, after }]) => {
+        const [b, a] = [summary(before), summary(after)];
+        const afterOverBefore = {
+          reqPerSec: ratio(a.reqPerSec, b.reqPerSec),
+          cpuUsPerReq: ratio(a.cpuUsPerReq, b.cpuUsPerReq),
+        };
+        return [name, { before: b, after: a, afterOverBefore }];
+      }),
+    );
+  } finally {
+    for (const { child, database } of builds) {
+      await child.stop();
+      await database?.drop();
+    }
+  }
+}
+
+export async function abBench(options, tmpDir) {
+  if (!options.beforeRoot) {
+    throw new Error('the ab part compares two builds: set BENCH_BEFORE_ROOT to a built checkout');
+  }
+  const results = { beforeRoot: options.beforeRoot, rounds: options.rounds };
+  for (const backend of options.backends) {
+    results[backend] = await benchBackend(backend, options, tmpDir);
+  }
+  return results;
+}
