@@ -6,10 +6,9 @@
  * rounds. Measuring one build after the other would compare two moments of the machine as well.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
-import { createBenchDatabase } from './lib/postgres.mjs';
 import { AGENT_RUN, TOOL_CALL, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
-import { expectOk, startGateway } from './lib/targets.mjs';
+import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 /** What `ab` measures on each backend: the request a change to the hot path shows in. */
 export const AB_ROUTES = { 'tool call': TOOL_CALL, 'echo run': AGENT_RUN };
@@ -33,31 +32,13 @@ function summary(rounds) {
   };
 }
 
-/** A gateway of `root` (this checkout when undefined) on `backend`, with a database of its own. */
-async function startOn(backend, name, root, options, tmpDir) {
-  const database =
-    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
-  const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
-  try {
-    const { child, base } = await startGateway(name, tmpDir, env, root ? { cwd: root } : {});
-    return { child, base, database };
-  } catch (error) {
-    await database?.drop();
-    throw error;
-  }
-}
-
 async function benchBackend(backend, options, tmpDir) {
   const builds = [];
   try {
-    for (const [build, root] of [
-      ['before', options.beforeRoot],
-      ['after', undefined],
-    ]) {
-      builds.push({
-        build,
-        ...(await startOn(backend, `ab-${build}-${backend}`, root, options, tmpDir)),
-      });
+    const targets = { before: { cwd: options.beforeRoot }, after: {} };
+    for (const [build, target] of Object.entries(targets)) {
+      const name = `ab-${build}-${backend}`;
+      builds.push({ build, ...(await startGatewayOn(backend, name, tmpDir, options, target)) });
     }
     const requests = (base) => Object.values(AB_ROUTES).map((route) => requestFor(base, route));
     for (const { build, base } of builds) {
@@ -87,10 +68,7 @@ async function benchBackend(backend, options, tmpDir) {
       }),
     );
   } finally {
-    for (const { child, database } of builds) {
-      await child.stop();
-      await database?.drop();
-    }
+    for (const { stop } of builds) await stop();
   }
 }
 

@@ -5,42 +5,30 @@
  * which adds the idempotency round trips (record reads, lease claim and release, record write).
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
-import { createBenchDatabase } from './lib/postgres.mjs';
 import { AGENT_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
-import { expectOk, startGateway } from './lib/targets.mjs';
+import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 async function benchBackend(backend, options, tmpDir) {
-  const database =
-    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  const { child, base, stop } = await startGatewayOn(backend, `agent-${backend}`, tmpDir, options);
   try {
-    // Started after the database, so cleanup stops the gateway before dropping it.
-    const { child, base } = await startGateway(
-      `agent-${backend}`,
-      tmpDir,
-      database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {},
-    );
-    try {
-      const plainRequest = requestFor(base, AGENT_RUN);
-      const runIdRequest = requestFor(base, agentRunWithRunIds());
-      await expectOk(`agent ${backend}`, plainRequest);
-      await expectOk(`agent ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
-      await warmUp([plainRequest, runIdRequest], options);
-      const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
-      const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
-      return {
-        plain,
-        runId,
-        runIdOverPlain: {
-          reqPerSec: ratio(runId.reqPerSec, plain.reqPerSec),
-          cpuUsPerReq: ratio(runId.cpuUsPerReq, plain.cpuUsPerReq),
-        },
-      };
-    } finally {
-      await child.stop();
-    }
+    const plainRequest = requestFor(base, AGENT_RUN);
+    const runIdRequest = requestFor(base, agentRunWithRunIds());
+    await expectOk(`agent ${backend}`, plainRequest);
+    await expectOk(`agent ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
+    await warmUp([plainRequest, runIdRequest], options);
+    const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
+    const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
+    return {
+      plain,
+      runId,
+      runIdOverPlain: {
+        reqPerSec: ratio(runId.reqPerSec, plain.reqPerSec),
+        cpuUsPerReq: ratio(runId.cpuUsPerReq, plain.cpuUsPerReq),
+      },
+    };
   } finally {
-    await database?.drop();
+    await stop();
   }
 }
 

@@ -8,54 +8,49 @@
  * built from that checkout (the code before the performance work), in the same run.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
-import { createBenchDatabase } from './lib/postgres.mjs';
 import { TOOL_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
-import { expectOk, startGateway } from './lib/targets.mjs';
+import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 /** The plain run on a gateway built from `root` (BENCH_BEFORE_ROOT), on a database of its own. */
 async function benchBefore(backend, root, options, tmpDir) {
-  const database =
-    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  const { child, base, stop } = await startGatewayOn(
+    backend,
+    `before-${backend}`,
+    tmpDir,
+    options,
+    {
+      cwd: root,
+    },
+  );
   try {
-    const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
-    const { child, base } = await startGateway(`before-${backend}`, tmpDir, env, { cwd: root });
-    try {
-      const request = requestFor(base, TOOL_RUN);
-      await expectOk(`durable ${backend} (before)`, request);
-      await warmUp([request], options);
-      return await measureHttp({ request, pid: child.pid, ...options });
-    } finally {
-      await child.stop();
-    }
+    const request = requestFor(base, TOOL_RUN);
+    await expectOk(`durable ${backend} (before)`, request);
+    await warmUp([request], options);
+    return await measureHttp({ request, pid: child.pid, ...options });
   } finally {
-    await database?.drop();
+    await stop();
   }
 }
 
 async function benchBackend(backend, options, tmpDir) {
-  const database =
-    backend === 'postgres' ? await createBenchDatabase(options.pgAdminDsn) : undefined;
+  const { child, base, stop } = await startGatewayOn(
+    backend,
+    `durable-${backend}`,
+    tmpDir,
+    options,
+  );
   try {
-    const { child, base } = await startGateway(
-      `durable-${backend}`,
-      tmpDir,
-      database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {},
-    );
-    try {
-      const plainRequest = requestFor(base, TOOL_RUN);
-      const runIdRequest = requestFor(base, agentRunWithRunIds(TOOL_RUN));
-      await expectOk(`durable ${backend}`, plainRequest);
-      await expectOk(`durable ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
-      await warmUp([plainRequest, runIdRequest], options);
-      const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
-      const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
-      return { plain, runId };
-    } finally {
-      await child.stop();
-    }
+    const plainRequest = requestFor(base, TOOL_RUN);
+    const runIdRequest = requestFor(base, agentRunWithRunIds(TOOL_RUN));
+    await expectOk(`durable ${backend}`, plainRequest);
+    await expectOk(`durable ${backend} run_id`, runIdRequest.setupRequest(runIdRequest));
+    await warmUp([plainRequest, runIdRequest], options);
+    const plain = await measureHttp({ request: plainRequest, pid: child.pid, ...options });
+    const runId = await measureHttp({ request: runIdRequest, pid: child.pid, ...options });
+    return { plain, runId };
   } finally {
-    await database?.drop();
+    await stop();
   }
 }
 

@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gatewayNodeArgs } from './options.mjs';
+import { createBenchDatabase } from './postgres.mjs';
 import { freePort, startNode, waitFor200 } from './processes.mjs';
 import { API_KEY } from './routes.mjs';
 
@@ -61,6 +62,31 @@ export function startGateway(name, tmpDir, env = {}, target = {}) {
   const nodeArgs = [...gatewayNodeArgs(), ...(target.nodeArgs ?? [])];
   const args = (port) => [...nodeArgs, 'dist/src/main.js', 'serve', '--port', `${port}`];
   return startTarget(name, args, { ...gatewayEnv(name, tmpDir), ...env }, target);
+}
+
+/**
+ * startGateway on a state `backend`: sqlite in `tmpDir`, or a PostgreSQL database of its own,
+ * created from `pgAdminDsn`. `stop()` stops the gateway, then drops its database.
+ */
+export async function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, target = {}) {
+  const database = backend === 'postgres' ? await createBenchDatabase(pgAdminDsn) : undefined;
+  const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
+  let started;
+  try {
+    // Started after the database, so cleanup stops the gateway before dropping it.
+    started = await startGateway(name, tmpDir, env, target);
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  const stop = async () => {
+    try {
+      await started.child.stop();
+    } finally {
+      await database?.drop();
+    }
+  };
+  return { ...started, stop };
 }
 
 /** lib/baseline-server.mjs, accepting the run's API key. */
