@@ -5,6 +5,12 @@ import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { GatewayExpressAdapter } from './gateway-express-adapter.js';
 
+/** The same answer for every method, a JSON object and a page, to compare ETags between apps. */
+function sameAnswers(app: Express): void {
+  app.all('/same', (_req, res) => void res.json({ answer: 'the same' }));
+  app.all('/page', (_req, res) => void res.type('html').send('<p>the same page</p>'));
+}
+
 describe('GatewayExpressAdapter', () => {
   let server: Server;
   let base: string;
@@ -23,9 +29,7 @@ describe('GatewayExpressAdapter', () => {
       // Express's own request and response methods still answer.
       res.status(201).json({ header: req.get('x-probe'), ip: req.ip, protocol: req.protocol });
     });
-    // The same answer for every method, a JSON object and a page, to compare their ETags.
-    app.all('/same', (_req, res) => void res.json({ answer: 'the same' }));
-    app.all('/page', (_req, res) => void res.type('html').send('<p>the same page</p>'));
+    sameAnswers(app);
     server = adapter.getHttpServer();
     server.prependListener('request', (req, res) => {
       arrived.push({ req: Object.getPrototypeOf(req), res: Object.getPrototypeOf(res) });
@@ -64,8 +68,7 @@ describe('GatewayExpressAdapter', () => {
     /** The ETag a plain Express app gives `path`'s answer to a GET (Express's own setting). */
     async function expressETag(path: string): Promise<string | null> {
       const plain = express();
-      plain.get('/same', (_req, res) => void res.json({ answer: 'the same' }));
-      plain.get('/page', (_req, res) => void res.type('html').send('<p>the same page</p>'));
+      sameAnswers(plain);
       const other = plain.listen(0, '127.0.0.1');
       await new Promise((resolve) => other.once('listening', resolve));
       try {
