@@ -47,7 +47,7 @@ describe('UsageLedger', () => {
   it("adds a run's count to its first call's increment: one row, one statement", async () => {
     const { ledger, upserts } = setUp();
     ledger.add(entry({ runs: 1 }));
-    await ledger.record(entry({ promptTokens: 3, completionTokens: 4, calls: 1 }));
+    await ledger.recordNow(entry({ promptTokens: 3, completionTokens: 4, calls: 1 })).recorded;
     expect(upserts()).toHaveLength(1);
     expect(rows(upserts()[0].params)).toEqual([['acme', '2026-01-02', 'default', 'm', 3, 4, 1, 1]]);
   });
@@ -58,7 +58,7 @@ describe('UsageLedger', () => {
     ledger.add(entry({ tenantId: 'beta', runs: 1 }));
     ledger.add(entry({ model: 'other', calls: 1, promptTokens: 1 }));
     ledger.add(entry({ runs: 1 }));
-    await ledger.record(entry({ calls: 2, completionTokens: 5 }));
+    await ledger.recordNow(entry({ calls: 2, completionTokens: 5 })).recorded;
     expect(upserts()).toHaveLength(1);
     expect(rows(upserts()[0].params)).toEqual([
       ['acme', '2026-01-02', 'default', 'm', 0, 5, 2, 2],
@@ -101,7 +101,7 @@ describe('UsageLedger', () => {
     answer({ today: 0, period: 0 });
     ledger.add(entry({ promptTokens: 5 }));
     // The first read is under way when the ledger writes the waiting increment.
-    duringRead(() => ledger.record(entry({ promptTokens: 1 })));
+    duringRead(() => ledger.recordNow(entry({ promptTokens: 1 })).recorded);
     const spent = await ledger.spent('acme', '2026-01-01', '2026-01-02');
     expect(upserts()).toHaveLength(1);
     expect(reads()).toHaveLength(2);

@@ -114,7 +114,7 @@ export interface RecentSpend {
  * model, the prompt and completion tokens, model calls and runs. Rows only grow, by atomic
  * upserts. Increments are gathered in this process first (a BackgroundWriter): those of one row
  * add up while they wait, and one statement writes the rows of every run that added in the same
- * moment (GATHER_MS; at once when someone waits for them, `record`). The writer is closed, so
+ * moment (GATHER_MS; at once when someone waits for them, `recordNow`). The writer is closed, so
  * what waits is written, when the process shuts down; a crash loses what waits (see
  * docs/decisions.md). Reads sum a range of days of one tenant and see every increment made on
  * this replica: the budget check adds what waits here to what the ledger answers, the usage
@@ -149,12 +149,16 @@ export class UsageLedger {
   }
 
   /**
-   * Adds `entry` and resolves once it has been tried (written, or kept to be written once the
-   * backend is back): the increments that wait share its statement.
+   * Adds `entry`; `recorded` resolves once it has been tried (written, or kept to be written
+   * once the backend is back), and the increments that wait share its statement. `sent`: its
+   * statement was asked for at once (the writer was free), so a write asked for in the same
+   * moment goes in its group, which on either database is one transaction (SqliteStatements,
+   * PostgresStatements).
    */
-  record(entry: UsageEntry): Promise<void> {
+  recordNow(entry: UsageEntry): { sent: boolean; recorded: Promise<void> } {
     this.add(entry);
-    return this.writer.flush();
+    const { sent, flushed } = this.writer.flushNow();
+    return { sent, recorded: flushed };
   }
 
   /**

@@ -152,6 +152,17 @@ export class BackgroundWriter<T> {
   }
 
   /**
+   * `flush`, and whether what waits was sent in this call: the writer was free (no batch under
+   * way, no outage), so its statement is asked for now, and a statement asked for later in the
+   * same moment is queued behind it, in its group. Otherwise what waits goes after the batch
+   * under way, or after the outage.
+   */
+  flushNow(): { sent: boolean; flushed: Promise<void> } {
+    const sent = !this.writing && !this.backingOff && !this.closed;
+    return { sent, flushed: this.flush() };
+  }
+
+  /**
    * At shutdown, while the backend is still open: waits for the write under way, then tries
    * every remaining batch once. What cannot be written is counted and logged; items added later
    * are dropped.

@@ -15,6 +15,14 @@ export interface SpendMeter {
    * when it is back), before the answer is acted on.
    */
   spent(model: string | undefined, usage: ChatUsage): Promise<void>;
+  /**
+   * `spent`, then `act`, the write that acts on the answer, asked for in the same moment when the
+   * ledger can write at once: both statements then go in one group, one transaction on either
+   * database, and the ledger has the call exactly when the answer is checkpointed. Otherwise
+   * `act` waits until the spend is written. Resolves with what `act` resolves once both are
+   * done; rejects with `act`'s error once the spend was tried.
+   */
+  spentWith<T>(model: string | undefined, usage: ChatUsage, act: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -50,22 +58,40 @@ export class RunSpending {
     });
   }
 
-  /** The meter of one execution of `run`: it adds each call to the ledger, then to `run.usage`. */
+  /**
+   * The meter of one execution of `run`: it adds each call to the ledger and to `run.usage`
+   * (before `act`, so a checkpoint it writes holds the call).
+   */
   meter(run: StoredRun): SpendMeter {
+    const spentWith = async <T>(
+      requested: string | undefined,
+      usage: ChatUsage,
+      act: () => Promise<T>,
+    ): Promise<T> => {
+      const model = requestedModel(requested, this.provider);
+      const { sent, recorded } = this.ledger.recordNow({
+        tenantId: run.tenant_id,
+        day: utcDay(new Date()),
+        agent: run.agent,
+        model,
+        promptTokens: usage.prompt_tokens ?? 0,
+        completionTokens: usage.completion_tokens ?? 0,
+        calls: 1,
+      });
+      run.usage = addUsage(run.usage, usage, model);
+      if (!sent) await recorded;
+      const acted = Promise.resolve().then(act);
+      // `recorded` never rejects: the spend is tried whatever `act` does.
+      const [outcome] = await Promise.all([acted.then(ok, failure), recorded]);
+      if ('error' in outcome) throw outcome.error;
+      return outcome.value;
+    };
     return {
-      spent: async (requested, usage) => {
-        const model = requestedModel(requested, this.provider);
-        await this.ledger.record({
-          tenantId: run.tenant_id,
-          day: utcDay(new Date()),
-          agent: run.agent,
-          model,
-          promptTokens: usage.prompt_tokens ?? 0,
-          completionTokens: usage.completion_tokens ?? 0,
-          calls: 1,
-        });
-        run.usage = addUsage(run.usage, usage, model);
-      },
+      spent: (requested, usage) => spentWith(requested, usage, () => Promise.resolve()),
+      spentWith,
     };
   }
 }
+
+const ok = <T>(value: T) => ({ value });
+const failure = (error: unknown) => ({ error });

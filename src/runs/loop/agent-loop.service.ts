@@ -160,19 +160,28 @@ export class AgentLoop {
           },
           { signal: input.signal, onDelta: deltaWriter(turns + 1) },
         );
-        if (completion.usage) await input.meter?.spent(input.model, completion.usage);
+        // The answer's spend goes in the ledger with the write that acts on the answer.
+        const { usage } = completion;
+        const { meter } = input;
+        const acting = <T>(act: () => Promise<T>): Promise<T> =>
+          usage && meter ? meter.spentWith(input.model, usage, act) : act();
         const answer = completion.message;
         const calls = answer.tool_calls ?? [];
         if (calls.length === 0 || completion.finishReason === 'length') {
           turns += 1;
           append(answer);
           finish = completion.finishReason === 'length' ? 'length' : 'stop';
-          await hooks.turnDone?.([answer], { turns, tool_calls: toolCalls }, finish);
+          await acting(async () =>
+            hooks.turnDone?.([answer], { turns, tool_calls: toolCalls }, finish),
+          );
           break;
         }
-        budget.admit(calls.length);
-        turn = { number: turns + 1, answer, results: [] };
-        await hooks.answered?.(turn);
+        const next: InFlightTurn = { number: turns + 1, answer, results: [] };
+        await acting(async () => {
+          budget.admit(calls.length);
+          await hooks.answered?.(next);
+        });
+        turn = next;
       }
       const results = await this.finishTurn(input, turn, hooks);
       turns = turn.number;

@@ -2,7 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import type { StepSpec, Topology } from '../../../agents/agent-spec.js';
 import type { AuditSink } from '../../../platform/audit/audit-sink.js';
 import type { RunLimitsConfig } from '../../../platform/config/gateway-config.js';
-import type { ChatCompletion, ChatProvider, ChatRequest } from '../../../providers/chat.types.js';
+import type {
+  ChatCompletion,
+  ChatProvider,
+  ChatRequest,
+  ChatUsage,
+} from '../../../providers/chat.types.js';
 import type { SupervisorState } from '../graph-run-state.js';
 import type { RunLifecycle } from '../../lifecycle/run-lifecycle.js';
 import type { RunSpending, SpendMeter } from '../../lifecycle/run-spending.js';
@@ -130,15 +135,16 @@ function execution(
     tracing,
     limits: { ...LIMITS, ...options.limits },
     spending: {
-      meter: (): SpendMeter => ({
-        spent: (model, usage) => {
+      meter: (): SpendMeter => {
+        const spend = (model: string | undefined, usage: ChatUsage) => {
           spent.push({
             model,
             tokens: (usage.prompt_tokens ?? 0) + (usage.completion_tokens ?? 0),
           });
           return Promise.resolve();
-        },
-      }),
+        };
+        return { spent: spend, spentWith: (model, usage, act) => spend(model, usage).then(act) };
+      },
     } as unknown as RunSpending,
   });
   const status = () => Object.fromEntries(record.graph.steps.map((s) => [s.id, s.status]));
