@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { StateConflictError, StateStore } from '../src/platform/state/state-store.js';
+import { LeaseKeeper } from '../src/platform/state/lease-keeper.service.js';
+import {
+  LeaseLostError,
+  StateConflictError,
+  StateStore,
+} from '../src/platform/state/state-store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 
@@ -157,5 +162,35 @@ describe.each(BACKENDS)('StateStore shared by two instances (%s)', (backend) => 
   it('keeps the same run id of two tenants independent', async () => {
     expect(await storeA.claimRunLease('tenant-a', 'shared-run', 30_000)).not.toBeNull();
     expect(await storeB.claimRunLease('tenant-b', 'shared-run', 30_000)).not.toBeNull();
+  });
+
+  it("claims a new run's lease with what is asked for in the same moment, in one transaction", async () => {
+    const keeperA = a.app.get(LeaseKeeper);
+    const record = { tenantId: 'acme', sessionId: 'run:fresh', key: 'record' };
+    const { lease, claimed } = keeperA.acquireNew('acme', 'run:fresh');
+    const written = storeA.put(record, { status: 'running' }, { expectedVersion: 0 });
+    await Promise.all([claimed, written]);
+    expect(lease.signal.aborted).toBe(false);
+    expect(await b.app.get(LeaseKeeper).acquire('acme', 'run:fresh')).toBeNull();
+    if (fixture.database) {
+      // One transaction id on both rows: the lease and the record were committed together.
+      const rows = await fixture.database.query<{ tx: string }>(
+        `SELECT xmin::text AS tx FROM run_leases WHERE run_id = 'run:fresh'
+         UNION ALL SELECT xmin::text FROM state_entries WHERE session_id = 'run:fresh'`,
+      );
+      expect(rows).toHaveLength(2);
+      expect(new Set(rows.map((row) => row.tx)).size).toBe(1);
+    }
+    await lease.release();
+  });
+
+  it('stops the work of a new lease whose key another instance holds after all', async () => {
+    const held = await b.app.get(LeaseKeeper).acquire('acme', 'run:taken');
+    const { lease, claimed } = a.app.get(LeaseKeeper).acquireNew('acme', 'run:taken');
+    await expect(claimed).rejects.toBeInstanceOf(LeaseLostError);
+    expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    await lease.release(); // gives nothing up: the lease stays the other instance's
+    expect(await storeA.claimRunLease('acme', 'run:taken', 30_000)).toBeNull();
+    await held?.release();
   });
 });

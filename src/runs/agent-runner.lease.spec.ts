@@ -37,7 +37,7 @@ function runnerEndingIn(status: RunStatus) {
   } as unknown as StoredRun;
   const runner = new AgentRunner(
     {} as RunRecordStore,
-    { claim: () => Promise.resolve(lease) } as unknown as RunLeases,
+    { claim: () => Promise.resolve(lease), claimNew: () => lease } as unknown as RunLeases,
     { start: () => Promise.resolve(run) } as unknown as PlainRunner,
     {} as GraphRunner,
     {} as AgentSpecStore,

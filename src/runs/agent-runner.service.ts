@@ -87,7 +87,11 @@ export class AgentRunner {
     if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
     // A new run starts only within its tenant's budget; one already recorded goes on.
     if (!prior) await this.budgets.admit(request.tenantId);
-    const lease = await this.leases.claim(request.tenantId, runId);
+    // A run id made here is nobody else's: its lease is claimed with the run's first record.
+    const lease =
+      request.runId === undefined
+        ? this.leases.claimNew(request.tenantId, runId)
+        : await this.leases.claim(request.tenantId, runId);
     if (!lease) {
       const done = await this.records.get(request.tenantId, runId);
       if (done) refuseOtherAgents(done, request);

@@ -96,6 +96,19 @@ export class HeldLease {
     }
   }
 
+  /**
+   * The claim of this lease failed, or found the key held after all: the work stops (the signal
+   * aborts with `reason`) and the lease is given up here, with nothing to give up in the
+   * database.
+   */
+  lose(reason: Error): void {
+    if (this.released) return;
+    this.released = true;
+    clearTimeout(this.timer);
+    this.lost.abort(reason);
+    this.onRelease();
+  }
+
   private async end(giveUp: () => Promise<boolean>): Promise<void> {
     if (this.released) return;
     this.released = true;
@@ -140,24 +153,38 @@ export class LeaseKeeper {
     try {
       const claimedAt = Date.now();
       const lease = await this.store.claimRunLease(tenantId, key, this.ttlMs);
-      if (lease) {
-        const forget = () => this.heldHere.delete(id);
-        return new HeldLease(
-          this.store,
-          tenantId,
-          key,
-          this.ttlMs,
-          this.renewals,
-          forget,
-          claimedAt,
-        );
-      }
+      if (lease) return this.held(tenantId, key, id, claimedAt);
     } catch (error) {
       this.heldHere.delete(id);
       throw error;
     }
     this.heldHere.delete(id);
     return null;
+  }
+
+  /**
+   * The lease of a key nobody can hold yet (a new run's id, made here), held at once: its claim
+   * is sent now and not awaited, so what is asked for in the same moment (the run's first
+   * record) goes in the claim's statement group, one transaction on either database, and waits
+   * no round trip of its own. `claimed` resolves once the database has the lease. A claim that
+   * fails, or finds the key held after all, aborts the lease's signal with the reason (the work
+   * stops before anything it cannot take back) and rejects `claimed`.
+   */
+  acquireNew(tenantId: string, key: string): { lease: HeldLease; claimed: Promise<void> } {
+    const id = JSON.stringify([tenantId, key]);
+    if (this.heldHere.has(id)) throw new Error(`lease ${key} of ${tenantId} is held here already`);
+    this.heldHere.add(id);
+    const lease = this.held(tenantId, key, id, Date.now());
+    const claimed = this.store.claimRunLease(tenantId, key, this.ttlMs).then((row) => {
+      if (!row) throw new LeaseLostError(`lease ${key} is held by another process`);
+    });
+    claimed.catch((error: unknown) => lease.lose(error as Error));
+    return { lease, claimed };
+  }
+
+  private held(tenantId: string, key: string, id: string, claimedAt: number): HeldLease {
+    const forget = () => this.heldHere.delete(id);
+    return new HeldLease(this.store, tenantId, key, this.ttlMs, this.renewals, forget, claimedAt);
   }
 
   /** Waits (polling with backoff) up to `maxWaitMs` for the lease; null when it never came free. */

@@ -14,7 +14,17 @@ class LeaseStore {
   renewals = 0;
   readonly owner = 'this-process';
 
+  /** How the next claims answer: granted, held by another owner, or failed. */
+  claims: 'granted' | 'held' | 'failed' = 'granted';
+  claimed: string[] = [];
+  releases = 0;
+
   claimRunLease(tenantId: string, runId: string, ttlMs: number) {
+    this.claimed.push(runId);
+    if (this.claims === 'failed') {
+      return Promise.reject(new StateUnavailableError('the state backend cannot be reached'));
+    }
+    if (this.claims === 'held') return Promise.resolve(null);
     return Promise.resolve({ tenantId, runId, owner: this.owner, expiresAt: Date.now() + ttlMs });
   }
 
@@ -32,7 +42,10 @@ class LeaseStore {
     }
   }
 
-  releaseRunLease = () => Promise.resolve(true);
+  releaseRunLease = () => {
+    this.releases += 1;
+    return Promise.resolve(true);
+  };
   expireRunLease = () => Promise.resolve(true);
 }
 
@@ -151,4 +164,37 @@ describe('HeldLease', () => {
     );
     await Promise.all(leases.map((lease) => lease.release()));
   });
+
+  it("holds a new key's lease at once, with its claim sent before it is answered", async () => {
+    const { lease, claimed } = keeper.acquireNew('t', 'run:new');
+    expect(store.claimed).toEqual(['run:new']); // sent, not awaited
+    expect(lease.signal.aborted).toBe(false);
+    await expect(claimed).resolves.toBeUndefined();
+    expect(await keeper.acquire('t', 'run:new')).toBeNull(); // held here
+    await advance(3 * TTL_MS);
+    expect(lease.signal.aborted).toBe(false);
+    await lease.release();
+    expect(store.releases).toBe(1);
+  });
+
+  it.each([
+    ['finds the key held by another process', 'held' as const, LeaseLostError],
+    ['fails', 'failed' as const, StateUnavailableError],
+  ])(
+    'stops the work when the claim of a new key %s, and gives nothing up',
+    async (_, claims, why) => {
+      store.claims = claims;
+      const { lease, claimed } = keeper.acquireNew('t', 'run:new');
+      await expect(claimed).rejects.toBeInstanceOf(why);
+      expect(lease.signal.reason).toBeInstanceOf(why);
+      await lease.release();
+      expect(store.releases).toBe(0);
+      await advance(3 * TTL_MS);
+      expect(store.renewals).toBe(0);
+      // Not held here any more: the key can be claimed again.
+      store.claims = 'granted';
+      const again = await acquire('run:new');
+      await again.release();
+    },
+  );
 });

@@ -84,6 +84,7 @@ export class GraphRunner {
       });
       if (input.deltas) record.deltas = true;
       const version = await this.records.put(record, 0);
+      await lease.claimed; // a new run's lease is claimed with its first record
       this.spending.started(record, input.model);
       this.lifecycle.started(record, { topology: agent.spec.topology });
       input.onRecorded?.(runView(record));

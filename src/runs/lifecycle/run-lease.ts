@@ -55,6 +55,12 @@ export class RunLease {
     private readonly done: () => void,
     readonly tenantId: string,
     readonly runId: string,
+    /**
+     * Resolves once the database has the lease: at once for a claim that was awaited; for a new
+     * run's (RunLeases.claimNew), when its claim answers, which the run awaits with its first
+     * record, before anything it cannot take back.
+     */
+    readonly claimed: Promise<void> = Promise.resolve(),
   ) {
     this.link = new LinkedAbort([held.signal]);
     this.signal = this.link.signal;
@@ -128,13 +134,33 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
   async claim(tenantId: string, runId: string): Promise<RunLease | null> {
     if (this.stopping) throw new ShuttingDown();
     const held = await this.leases.acquire(tenantId, runScope(runId));
-    if (!held) return null;
+    return held ? this.track(held, tenantId, runId) : null;
+  }
+
+  /**
+   * The lease of a new run whose id was made here, so nobody else can hold it: held at once,
+   * its claim sent with the run's first record (LeaseKeeper.acquireNew); `claimed` on the lease
+   * tells when the database has it.
+   */
+  claimNew(tenantId: string, runId: string): RunLease {
+    if (this.stopping) throw new ShuttingDown();
+    const { lease, claimed } = this.leases.acquireNew(tenantId, runScope(runId));
+    return this.track(lease, tenantId, runId, claimed);
+  }
+
+  private track(
+    held: HeldLease,
+    tenantId: string,
+    runId: string,
+    claimed?: Promise<void>,
+  ): RunLease {
     const lease: RunLease = new RunLease(
       held,
       this.logger,
       () => this.forget(lease),
       tenantId,
       runId,
+      claimed,
     );
     this.held.set(heldKey(tenantId, runId), lease);
     // Claimed while the runs were being stopped: stopped at once, like the others.

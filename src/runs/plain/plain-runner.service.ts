@@ -143,11 +143,14 @@ export class PlainRunner {
             turn: null,
           },
         });
-        // A run's first write records it, and counts it in its tenant's usage.
+        // A run's first write records it (with its lease's claim, for a new run's lease), and
+        // counts it in its tenant's usage.
         const record = async (run: PlainRun) => {
           const first = version === 0;
           version = await this.records.put(run, version);
-          if (first) this.spending.started(run, request.model);
+          if (!first) return;
+          await lease.claimed;
+          this.spending.started(run, request.model);
         };
         // The session is busy with another run: this one is recorded `queued` while it waits.
         const queued = async () => {
