@@ -20,6 +20,8 @@ const auth = { Authorization: `Bearer ${KEY}` };
 const TENANT = 'acme';
 const RUN_ID = 'orphan-1';
 const LEASE_TTL_MS = 1000;
+/** Sweeps every 2.5 s: the dead owner's expired lease is taken over within the wait below. */
+const SURVIVOR_LEASE_TTL_MS = 5000;
 
 const answeredByTool = (req: SeenRequest) =>
   (req.body.messages as Array<{ role: string }> | undefined)?.at(-1)?.role === 'tool';
@@ -139,8 +141,10 @@ describe('svc serve on a busy port, beside a run left by a dead owner (PostgreSQ
     expect(toolCalls()).toHaveLength(1);
 
     // The run was there for the taking: a replica that serves takes it over and finishes it,
-    // repeating the interrupted call under the same Idempotency-Key.
-    survivor = await startGateway(env);
+    // repeating the interrupted call under the same Idempotency-Key. Its own lease gets a longer
+    // TTL: a 1 s lease can run out under a loaded test machine, and a run taken over again calls
+    // its tool a third time (correctly, but not what this test is about).
+    survivor = await startGateway({ ...env, SVC_LEASE_TTL_MS: String(SURVIVOR_LEASE_TTL_MS) });
     await waitUntil(
       async () => {
         const res = await request(survivor!.url)
