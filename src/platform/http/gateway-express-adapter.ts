@@ -4,7 +4,7 @@ import etag from 'etag';
 import type { Express, Response } from 'express';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 
-/** Methods whose answers a client can revalidate with an ETag (Express's `req.fresh`). */
+/** Methods whose answers a client can revalidate with an ETag: those Express's `req.fresh` checks. */
 const REVALIDATED_METHODS = new Set(['GET', 'HEAD', 'QUERY']);
 
 /**
@@ -17,7 +17,8 @@ const REVALIDATED_METHODS = new Set(['GET', 'HEAD', 'QUERY']);
  * those prototypes to begin with, so Express's call changes nothing: the app's prototypes become
  * the prototypes of two subclasses of Node's classes, with Express's own methods still above them.
  *
- * Only the answers to GET and HEAD get an ETag (withETagsForReads; Express gives every answer one).
+ * Only the answers to GET, HEAD and QUERY get an ETag (withETagsForReads; Express gives every
+ * answer one).
  */
 export class GatewayExpressAdapter extends ExpressAdapter {
   override initHttpServer(options: NestApplicationOptions): void {
@@ -41,11 +42,11 @@ export class GatewayExpressAdapter extends ExpressAdapter {
 }
 
 /**
- * Express's `send` that gives the answer to a GET or HEAD the weak ETag Express would (so a
+ * Express's `send` that gives the answer to a GET, HEAD or QUERY the weak ETag Express would (so a
  * matching If-None-Match is answered 304), and every other answer none. With Express's own
  * `etag` setting every answer pays for it: a SHA-1 of the body, and a body copied into a Buffer
  * and written apart from the headers (6 % of a tool call's CPU, measured), for an ETag no
- * client can use (Express answers 304 to GET and HEAD only).
+ * client can use (Express answers 304 to GET, HEAD and QUERY only; the gateway serves no QUERY).
  */
 function withETagsForReads(send: Response['send']): Response['send'] {
   return function (this: Response, body?: unknown) {

@@ -1,4 +1,9 @@
-import { type ArgumentMetadata, ValidationPipe, type ValidationError } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  type Type,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
 import type { ValidatorOptions } from 'class-validator';
 import { passesValidation } from './fast-validation.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
@@ -58,11 +63,26 @@ class BoundedValidationPipe extends ValidationPipe {
     });
   }
 
-  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
-    if (!metadata.metatype || !this.toValidate(metadata)) {
-      return super.transform(value, metadata) as Promise<unknown>;
-    }
-    const input = prepareInput(value, metadata.metatype, this.maxDepth);
+  /**
+   * What the pipe does not validate (a custom decorator's value, a `@Param('name')` string) is
+   * answered at once, as Nest's own pipe answers it (`transformPrimitive`, transform being on)
+   * but without a promise: Nest awaits a pipe's answer whatever it is, and every route runs its
+   * custom and path params through the global pipe, so each async layer here was promises and
+   * context hooks on every param of every request (a tool call has five params).
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ValidationPipe declares a promise; Nest awaits any value
+  override transform(value: unknown, metadata: ArgumentMetadata): any {
+    const { metatype } = metadata;
+    if (!metatype || !this.toValidate(metadata)) return this.transformPrimitive(value, metadata);
+    return this.validated(value, metatype, metadata);
+  }
+
+  private async validated(
+    value: unknown,
+    metatype: Type<unknown>,
+    metadata: ArgumentMetadata,
+  ): Promise<unknown> {
+    const input = prepareInput(value, metatype, this.maxDepth);
     let transformed: unknown;
     try {
       transformed = await super.transform(input.value, metadata);
