@@ -29,7 +29,9 @@ describe('idempotency keys', () => {
 });
 
 describe('requestIdempotencyKey', () => {
+  // As Node has them: repeated values joined in `headers`, kept apart in `headersDistinct`.
   const request = (values?: string[]) => ({
+    headers: values === undefined ? {} : { 'idempotency-key': values.join(', ') },
     headersDistinct: values === undefined ? {} : { 'idempotency-key': values },
   });
   const problem = (values: string[]) => {

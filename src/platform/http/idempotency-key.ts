@@ -37,8 +37,11 @@ export function idempotencyHeaders(key: string | undefined): Record<string, stri
  * printable ASCII characters, else a 400: passed on as is, it must reach the endpoint unchanged.
  */
 export function requestIdempotencyKey(
-  request: Pick<IncomingMessage, 'headersDistinct'>,
+  request: Pick<IncomingMessage, 'headers' | 'headersDistinct'>,
 ): string | undefined {
+  // `headers` is built for every request anyway; Node builds `headersDistinct`, every header
+  // again as an array, only when it is read, so a request without a key never has it built.
+  if (request.headers[IDEMPOTENCY_KEY_HEADER] === undefined) return undefined;
   const values = request.headersDistinct[IDEMPOTENCY_KEY_HEADER];
   if (values === undefined) return undefined;
   // Node joins repeated headers with ", ", which would make two keys look like one.
