@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, HttpException, Param, Put, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, HttpException, Param, Put } from '@nestjs/common';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
@@ -8,6 +8,7 @@ import { checkAgentGraph } from './agent-graph.check.js';
 import type { AgentSpec } from './agent-spec.js';
 import { AgentSpecStore, type StoredAgentSpec } from './agent-spec.store.js';
 import { PutAgentDto } from './dto/agent-spec.dto.js';
+import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 
 function view(tenantId: string, stored: StoredAgentSpec) {
   return {
@@ -38,7 +39,7 @@ export class AgentsController {
   @RequirePermissions('runs:write')
   @Put(':name')
   @HttpCode(200)
-  async put(@Param('name') name: string, @Body() body: PutAgentDto) {
+  async put(@Param('name') name: string, @ValidBody() body: PutAgentDto) {
     assertName(name);
     const tenantId = body.tenant_id;
     const toolsets = new Set(body.steps.map((step) => step.toolset ?? DEFAULT_TOOLSET));
@@ -64,7 +65,7 @@ export class AgentsController {
 
   @RequirePermissions('runs:read')
   @Get(':name')
-  async get(@Param('name') name: string, @Query() query: TenantQueryDto) {
+  async get(@Param('name') name: string, @ValidQuery() query: TenantQueryDto) {
     const stored = isName(name) ? await this.specs.get(query.tenant_id, name) : null;
     if (!stored)
       throw new ProblemException(404, `no agent ${JSON.stringify(name)}`, 'agent-not-found');
@@ -73,7 +74,7 @@ export class AgentsController {
 
   @RequirePermissions('runs:read')
   @Get()
-  async list(@Query() query: TenantQueryDto) {
+  async list(@ValidQuery() query: TenantQueryDto) {
     return { tenant_id: query.tenant_id, agents: await this.specs.list(query.tenant_id) };
   }
 }

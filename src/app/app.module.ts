@@ -6,7 +6,7 @@ import {
   type NestModule,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AgentModule } from '../runs/agent.module.js';
 import { AgentsModule } from '../agents/agents.module.js';
@@ -24,7 +24,6 @@ import { ProblemFilter } from '../platform/http/problem.filter.js';
 import { RequestEntryModule } from '../platform/http/request-entry.module.js';
 import { WireErrorsModule } from '../platform/http/wire-errors.js';
 import { ServingModule } from '../platform/http/serving.module.js';
-import { createValidationPipe } from '../platform/http/validation.pipe.js';
 import { configSecrets } from '../platform/logging/config-secrets.js';
 import { LoggingModule } from '../platform/logging/logging.module.js';
 import { RateLimitModule } from '../platform/rate-limit/rate-limit.module.js';
@@ -98,12 +97,6 @@ export class AppModule implements NestModule {
       providers: [
         { provide: MCP_MOUNT, useValue: mcpPath },
         { provide: APP_FILTER, useClass: ProblemFilter },
-        {
-          provide: APP_PIPE,
-          useFactory: (config: ConfigService<GatewayConfig, true>) =>
-            createValidationPipe(config.get('server', { infer: true }).maxJsonDepth),
-          inject: [ConfigService],
-        },
       ],
     };
   }

@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { BoardService } from './board.service.js';
 import { CreateCardDto, MoveCardDto, UpdateCardDto } from './dto/card.dto.js';
+import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 
 /** The tenant's Kanban board (`/v1/board`): read with `board:read`, change with `board:write`. */
 @Controller('v1/board')
@@ -12,19 +13,19 @@ export class BoardController {
 
   @Get()
   @RequirePermissions('board:read')
-  list(@Query() { tenant_id }: TenantQueryDto) {
+  list(@ValidQuery() { tenant_id }: TenantQueryDto) {
     return this.board.board(tenant_id);
   }
 
   @Get('cards/:id')
   @RequirePermissions('board:read')
-  get(@Param('id') id: string, @Query() { tenant_id }: TenantQueryDto) {
+  get(@Param('id') id: string, @ValidQuery() { tenant_id }: TenantQueryDto) {
     return this.board.card(tenant_id, id);
   }
 
   @Post('cards')
   @RequirePermissions('board:write')
-  create(@Body() body: CreateCardDto, @CurrentPrincipal() principal: Principal) {
+  create(@ValidBody() body: CreateCardDto, @CurrentPrincipal() principal: Principal) {
     const { tenant_id, ...input } = body;
     return this.board.create(tenant_id, input, principal.keyId);
   }
@@ -33,7 +34,7 @@ export class BoardController {
   @RequirePermissions('board:write')
   update(
     @Param('id') id: string,
-    @Body() { tenant_id, title, description, assignee }: UpdateCardDto,
+    @ValidBody() { tenant_id, title, description, assignee }: UpdateCardDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     return this.board.update(tenant_id, id, { title, description, assignee }, principal.keyId);
@@ -44,7 +45,7 @@ export class BoardController {
   @RequirePermissions('board:write')
   move(
     @Param('id') id: string,
-    @Body() { tenant_id, column, position }: MoveCardDto,
+    @ValidBody() { tenant_id, column, position }: MoveCardDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     return this.board.move(tenant_id, id, { column, position }, principal.keyId);
@@ -54,7 +55,7 @@ export class BoardController {
   @RequirePermissions('board:write')
   remove(
     @Param('id') id: string,
-    @Query() { tenant_id }: TenantQueryDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     return this.board.remove(tenant_id, id, principal.keyId);

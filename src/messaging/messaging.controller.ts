@@ -4,7 +4,6 @@ import {
   HttpCode,
   Logger,
   Post,
-  Query,
   Req,
   Res,
   type Type,
@@ -32,6 +31,7 @@ import { OutboxStore } from './outbox.store.js';
 import { type SlackWorkspace, isSlackPayload, mapSlackPayload } from './slack-event.mapper.js';
 import { slackTenant, unmappedDetail } from './slack-tenant.js';
 import { WebhookSignatureGuard } from './webhook-signature.guard.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 
 type WebhookAnswer = WebhookAccepted | { challenge: string } | { ok: true; ignored: string };
 
@@ -82,7 +82,7 @@ export function messagingController(signedWebhook: boolean): Type {
     })
     async webhook(
       @Req() req: Request & AuthenticatedRequest,
-      @Query() query: WebhookQueryDto,
+      @ValidQuery() query: WebhookQueryDto,
     ): Promise<WebhookAnswer> {
       const body: unknown = req.body;
       let plain: unknown = body;
@@ -183,7 +183,7 @@ export function messagingController(signedWebhook: boolean): Type {
     @RequirePermissions('messaging:read')
     @Get('outbox')
     async list(
-      @Query() query: OutboxQueryDto,
+      @ValidQuery() query: OutboxQueryDto,
       @CurrentPrincipal() principal: Principal,
     ): Promise<{ deliveries: OutboxView[] }> {
       assertTenantAllowed(principal, [query.tenant_id]);

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Request, Response } from 'express';
 import { AgentSpecStore } from '../agents/agent-spec.store.js';
@@ -14,6 +14,7 @@ import { CompletionStreams } from './completion-streams.js';
 import { asModelError, completedOrProblem, modelNotFound, runHeaders } from './run-outcome.js';
 import { wireRunRequest } from './wire-run-request.js';
 import { newRecordId } from '../platform/ids/new-record-id.js';
+import { ValidBody } from '../platform/http/validated-params.js';
 
 /** The plain agent loop, which every tenant has (CONTRACT: `agent` default). */
 const DEFAULT_AGENT = 'default';
@@ -76,7 +77,7 @@ export class ChatCompletionsController {
   @Post('chat/completions')
   @HttpCode(200)
   async complete(
-    @Body() body: ChatCompletionDto,
+    @ValidBody() body: ChatCompletionDto,
     @CurrentPrincipal() principal: Principal,
     @Req() req: Request & AuthenticatedRequest,
     @Res() res: Response,

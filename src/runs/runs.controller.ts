@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, Query, Res } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { ResponseSchema } from '../platform/openapi/response-schema.js';
@@ -8,6 +8,7 @@ import { RunWaiter } from './lifecycle/run-waiter.js';
 import type { RunRecord } from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
 import { RUN_RECORD_SCHEMA } from './record/run-record.schema.js';
+import { ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class RunsController {
@@ -21,8 +22,8 @@ export class RunsController {
   @Get(':run_id')
   @ResponseSchema(RUN_RECORD_SCHEMA)
   async get(
-    @Param() { run_id: runId }: RunPathDto,
-    @Query() query: RunQueryDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidQuery() query: RunQueryDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RunRecord> {
     // The response closing before it was sent means the client went away: stop waiting for it.

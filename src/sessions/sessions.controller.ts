@@ -1,8 +1,9 @@
-import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { Controller, Get, NotFoundException, Param } from '@nestjs/common';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { ConversationStore } from './conversation.store.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 
 export interface SessionView {
   session_id: string;
@@ -23,7 +24,7 @@ export class SessionsController {
   @Get(':session_id')
   async get(
     @Param('session_id') sessionId: string,
-    @Query() query: TenantQueryDto,
+    @ValidQuery() query: TenantQueryDto,
   ): Promise<SessionView> {
     const conversation = await this.conversations.load(query.tenant_id, sessionId);
     if (conversation.version === 0) {

@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { ResponseSchema } from '../platform/openapi/response-schema.js';
@@ -6,6 +6,7 @@ import { StudioQueryDto } from './dto/studio-query.dto.js';
 import type { StudioSnapshot } from './studio-records.js';
 import { StudioStore } from './studio.store.js';
 import { STUDIO_SNAPSHOT_SCHEMA } from './studio-snapshot.schema.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 
 /** The dashboard endpoint (spec section 4). */
 @Controller('v1/studio')
@@ -21,7 +22,7 @@ export class StudioController {
   @Get()
   @ResponseSchema(STUDIO_SNAPSHOT_SCHEMA)
   snapshot(
-    @Query() query: StudioQueryDto,
+    @ValidQuery() query: StudioQueryDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<StudioSnapshot> {
     return this.store.snapshot(query.tenant_id ?? principal.tenantId, query.limit);

@@ -1,7 +1,8 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { IdempotencyKey } from '../platform/http/idempotency-key.js';
+import { ValidBody } from '../platform/http/validated-params.js';
 import { CallToolDto } from './dto/call-tool.dto.js';
 import { ToolExecutor } from './tool-executor.service.js';
 
@@ -20,7 +21,7 @@ export class ToolsController {
   async call(
     @Param('toolset') toolset: string,
     @Param('name') name: string,
-    @Body() body: CallToolDto,
+    @ValidBody() body: CallToolDto,
     @CurrentPrincipal() principal: Principal,
     @IdempotencyKey() idempotencyKey: string | undefined,
   ) {

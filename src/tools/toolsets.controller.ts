@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { RegisterToolDto } from './dto/register-tool.dto.js';
@@ -7,6 +7,7 @@ import { ToolPathDto } from './dto/tool-path.dto.js';
 import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
 import { upstreamStateBody } from './upstream/upstream-view.js';
+import { ValidBody, ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 
 /** Toolsets and their contracts: list, describe, register or replace, delete. */
 @Controller('v1/toolsets')
@@ -18,13 +19,13 @@ export class ToolsetsController {
 
   @Get()
   @RequirePermissions('tools:read')
-  async list(@Query() { tenant_id }: TenantQueryDto) {
+  async list(@ValidQuery() { tenant_id }: TenantQueryDto) {
     return { tenant_id, toolsets: await this.catalog.list(tenant_id) };
   }
 
   @Get(':toolset')
   @RequirePermissions('tools:read')
-  async describe(@Param('toolset') toolset: string, @Query() { tenant_id }: TenantQueryDto) {
+  async describe(@Param('toolset') toolset: string, @ValidQuery() { tenant_id }: TenantQueryDto) {
     const found = await this.catalog.describe(tenant_id, toolset);
     return {
       tenant_id,
@@ -44,8 +45,8 @@ export class ToolsetsController {
   @Put(':toolset/tools/:name')
   @RequirePermissions('tools:write')
   async register(
-    @Param() { toolset, name }: ToolPathDto,
-    @Body() body: RegisterToolDto,
+    @ValidParams() { toolset, name }: ToolPathDto,
+    @ValidBody() body: RegisterToolDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     const { version, tool } = await this.registration.register(
@@ -73,8 +74,8 @@ export class ToolsetsController {
   @Delete(':toolset/tools/:name')
   @RequirePermissions('tools:write')
   async remove(
-    @Param() { toolset, name }: ToolPathDto,
-    @Query() { tenant_id }: TenantQueryDto,
+    @ValidParams() { toolset, name }: ToolPathDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     const { version } = await this.registration.remove(tenant_id, toolset, name, principal.keyId);

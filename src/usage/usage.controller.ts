@@ -1,7 +1,8 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { UsageQueryDto } from './dto/usage-query.dto.js';
 import { type UsageReport, UsageReports } from './usage-reports.service.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 
 /**
  * `GET /v1/usage?tenant_id=&from=&to=`: a tenant's token usage (CONTRACT 10). The guard keeps a
@@ -13,7 +14,7 @@ export class UsageController {
 
   @RequirePermissions('usage:read')
   @Get()
-  report(@Query() query: UsageQueryDto): Promise<UsageReport> {
+  report(@ValidQuery() query: UsageQueryDto): Promise<UsageReport> {
     return this.reports.report(query.tenant_id, query.from, query.to);
   }
 }

@@ -1,8 +1,9 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Controller, Get, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { IsInt, IsNotEmpty, IsOptional, IsString, Max, ValidateNested } from 'class-validator';
 import { CurrentPrincipal, RequirePermissions } from '../../src/platform/auth/auth.decorators.js';
 import type { Principal } from '../../src/platform/auth/principal.js';
+import { ValidBody } from '../../src/platform/http/validated-params.js';
 
 class Item {
   @IsString() name!: string;
@@ -16,12 +17,12 @@ class TenantRequestDto {
 
 /**
  * Stands in for the tenant-scoped, permission-gated routes that later issues add, so the global
- * guards, pipe and filter are tested on real routes of the real app today.
+ * guards and filter and the validation pipe are tested on real routes of the real app today.
  */
 @Controller('stand-in')
 export class StandInController {
   @Post('tenant')
-  tenant(@Body() body: TenantRequestDto, @CurrentPrincipal() principal: Principal) {
+  tenant(@ValidBody() body: TenantRequestDto, @CurrentPrincipal() principal: Principal) {
     return { tenant_id: body.tenant_id, key: principal.keyId, body_type: body.constructor.name };
   }
 
@@ -32,7 +33,7 @@ export class StandInController {
 
   @RequirePermissions('approve:*')
   @Post('approve')
-  approve(@Body() body: TenantRequestDto) {
+  approve(@ValidBody() body: TenantRequestDto) {
     return { approved: body.tenant_id };
   }
 

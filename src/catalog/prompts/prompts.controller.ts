@@ -1,9 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
 import { PromptPathDto, RegisterPromptDto } from './dto/register-prompt.dto.js';
 import { PromptTemplates } from './prompt-templates.service.js';
+import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /** Tenants' prompt templates, served to MCP clients as prompts. */
 @Controller('v1/prompts')
@@ -12,21 +13,24 @@ export class PromptsController {
 
   @Get()
   @RequirePermissions('tools:read')
-  async list(@Query() { tenant_id }: TenantQueryDto) {
+  async list(@ValidQuery() { tenant_id }: TenantQueryDto) {
     return { tenant_id, prompts: await this.prompts.list(tenant_id) };
   }
 
   @Get(':name')
   @RequirePermissions('tools:read')
-  async describe(@Param() { name }: PromptPathDto, @Query() { tenant_id }: TenantQueryDto) {
+  async describe(
+    @ValidParams() { name }: PromptPathDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
+  ) {
     return { tenant_id, prompt: await this.prompts.describe(tenant_id, name) };
   }
 
   @Put(':name')
   @RequirePermissions('tools:write')
   async register(
-    @Param() { name }: PromptPathDto,
-    @Body() body: RegisterPromptDto,
+    @ValidParams() { name }: PromptPathDto,
+    @ValidBody() body: RegisterPromptDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     const prompt = await this.prompts.register(name, body, principal.keyId);
@@ -37,8 +41,8 @@ export class PromptsController {
   @HttpCode(204)
   @RequirePermissions('tools:write')
   async remove(
-    @Param() { name }: PromptPathDto,
-    @Query() { tenant_id }: TenantQueryDto,
+    @ValidParams() { name }: PromptPathDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
     await this.prompts.remove(tenant_id, name, principal.keyId);

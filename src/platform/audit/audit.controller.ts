@@ -1,4 +1,4 @@
-import { Controller, Get, Query, Res } from '@nestjs/common';
+import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
@@ -8,6 +8,7 @@ import { streamAuditExport } from './audit-export.js';
 import { auditFilterOf } from './audit-request.js';
 import { AuditSink } from './audit-sink.js';
 import { AuditFilterDto, AuditQueryDto } from './dto/audit-query.dto.js';
+import { ValidQuery } from '../http/validated-params.js';
 
 export interface AuditPage {
   events: RecordedAuditEvent[];
@@ -23,7 +24,7 @@ export class AuditController {
   @RequirePermissions('audit:read')
   @Get()
   async list(
-    @Query() query: AuditQueryDto,
+    @ValidQuery() query: AuditQueryDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<AuditPage> {
     const limit = query.limit ?? 100;
@@ -42,7 +43,7 @@ export class AuditController {
   @RequirePermissions('audit:read')
   @Get('export')
   async export(
-    @Query() query: AuditFilterDto,
+    @ValidQuery() query: AuditFilterDto,
     @CurrentPrincipal() principal: Principal,
     @Res() res: Response,
   ): Promise<void> {

@@ -1,10 +1,12 @@
 import {
   type ArgumentMetadata,
-  type Type,
+  Injectable,
   ValidationPipe,
   type ValidationError,
 } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import type { ValidatorOptions } from 'class-validator';
+import type { GatewayConfig } from '../config/gateway-config.js';
 import { passesValidation } from './fast-validation.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { type FieldError, MAX_VALIDATION_ERRORS, ValidationProblem } from './problem.js';
@@ -63,26 +65,11 @@ class BoundedValidationPipe extends ValidationPipe {
     });
   }
 
-  /**
-   * What the pipe does not validate (a custom decorator's value, a `@Param('name')` string) is
-   * answered at once, as Nest's own pipe answers it (`transformPrimitive`, transform being on)
-   * but without a promise: Nest awaits a pipe's answer whatever it is, and every route runs its
-   * custom and path params through the global pipe, so each async layer here was promises and
-   * context hooks on every param of every request (a tool call has five params).
-   */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- ValidationPipe declares a promise; Nest awaits any value
-  override transform(value: unknown, metadata: ArgumentMetadata): any {
-    const { metatype } = metadata;
-    if (!metatype || !this.toValidate(metadata)) return this.transformPrimitive(value, metadata);
-    return this.validated(value, metatype, metadata);
-  }
-
-  private async validated(
-    value: unknown,
-    metatype: Type<unknown>,
-    metadata: ArgumentMetadata,
-  ): Promise<unknown> {
-    const input = prepareInput(value, metatype, this.maxDepth);
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (!metadata.metatype || !this.toValidate(metadata)) {
+      return super.transform(value, metadata) as Promise<unknown>;
+    }
+    const input = prepareInput(value, metadata.metatype, this.maxDepth);
     let transformed: unknown;
     try {
       transformed = await super.transform(input.value, metadata);
@@ -111,9 +98,20 @@ class BoundedValidationPipe extends ValidationPipe {
 }
 
 /**
- * The global pipe: unknown fields are refused, payloads become DTO instances, and failures are
- * the contract's 400 problem with at most MAX_VALIDATION_ERRORS `errors: [{path, message}]`.
+ * The validation pipe: unknown fields are refused, payloads become DTO instances, and failures
+ * are the contract's 400 problem with at most MAX_VALIDATION_ERRORS `errors: [{path, message}]`.
  */
 export function createValidationPipe(maxDepth = DEFAULT_MAX_JSON_DEPTH): ValidationPipe {
   return new BoundedValidationPipe(maxDepth);
+}
+
+/**
+ * The validation pipe of the request DTOs routes take (ValidBody, ValidQuery, ValidParams), with
+ * the configured SVC_MAX_JSON_DEPTH. Nest makes it once per module whose routes use it.
+ */
+@Injectable()
+export class RequestValidationPipe extends BoundedValidationPipe {
+  constructor(config: ConfigService<GatewayConfig, true>) {
+    super(config.get('server', { infer: true }).maxJsonDepth);
+  }
 }

@@ -12,7 +12,8 @@ interface RouteArgument {
 }
 
 /**
- * The DTO classes a handler takes whole with `@Body()`, `@Query()` or `@Param()`, and the body
+ * The DTO classes a handler takes whole with `@ValidBody()`, `@ValidQuery()` or `@ValidParams()`
+ * (Nest's `@Body()`, `@Query()` and `@Param()` with the validation pipe), and the body
  * class an `@ApiBody({ type })` names for a handler that reads the body itself.
  */
 function dtoArguments(route: RouteHandler): Array<{ kind: RouteParamtypes; type: unknown }> {

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -8,6 +8,7 @@ import type { RunRecord } from '../record/run-record.js';
 import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { ApprovalService } from './approval.service.js';
 import { DecisionDto } from './dto/decision.dto.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 /**
  * Approve or deny a paused graph node (spec sections 3 and 5): both need `approve:*`. The answer
@@ -22,8 +23,8 @@ export class ApprovalController {
   @HttpCode(200)
   @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   approve(
-    @Param() { run_id: runId }: RunPathDto,
-    @Body() body: DecisionDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidBody() body: DecisionDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RunRecord> {
@@ -35,8 +36,8 @@ export class ApprovalController {
   @HttpCode(200)
   @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   deny(
-    @Param() { run_id: runId }: RunPathDto,
-    @Body() body: DecisionDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidBody() body: DecisionDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RunRecord> {

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, HttpStatus, Param, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
@@ -9,6 +9,7 @@ import { runView } from '../record/run-record.mapper.js';
 import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { CancelDto } from './cancel.dto.js';
 import { RunCancels } from './run-cancels.service.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class CancelController {
@@ -24,8 +25,8 @@ export class CancelController {
   @HttpCode(200)
   @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   async cancel(
-    @Param() { run_id: runId }: RunPathDto,
-    @Body() body: CancelDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidBody() body: CancelDto,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) response: Response,
   ): Promise<RunRecord> {

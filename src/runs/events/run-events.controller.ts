@@ -1,13 +1,4 @@
-import {
-  Controller,
-  Get,
-  Headers,
-  NotFoundException,
-  Param,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Controller, Get, Headers, NotFoundException, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import { acceptsEventStream } from '../../platform/http/event-stream.js';
@@ -15,6 +6,7 @@ import { ValidationProblem } from '../../platform/http/problem.js';
 import { MAX_EVENTS_PAGE, RunEventsQueryDto } from '../dto/run-events-query.dto.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import { RunStreams } from './run-streams.js';
+import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /** `Last-Event-ID` as the id to resume after; absent: undefined. */
 export function lastEventId(header: string | undefined): number | undefined {
@@ -39,8 +31,8 @@ export class RunEventsController {
   @RequirePermissions('runs:read')
   @Get(':run_id/events')
   async events(
-    @Param() { run_id: runId }: RunPathDto,
-    @Query() query: RunEventsQueryDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidQuery() query: RunEventsQueryDto,
     @Headers('last-event-id') lastEvent: string | undefined,
     @Req() request: Request,
     @Res() response: Response,

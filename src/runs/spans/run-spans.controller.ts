@@ -1,4 +1,4 @@
-import { Controller, Get, NotFoundException, Param, Query } from '@nestjs/common';
+import { Controller, Get, NotFoundException } from '@nestjs/common';
 import { RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
 import { ResponseSchema } from '../../platform/openapi/response-schema.js';
@@ -7,6 +7,7 @@ import { RunPathDto } from '../dto/run-path.dto.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import { type RunSpans, runSpans } from './run-spans.js';
 import { RUN_SPANS_SCHEMA } from './run-spans.schema.js';
+import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class RunSpansController {
@@ -24,8 +25,8 @@ export class RunSpansController {
   @Get(':run_id/spans')
   @ResponseSchema(RUN_SPANS_SCHEMA)
   async list(
-    @Param() { run_id: runId }: RunPathDto,
-    @Query() { tenant_id: tenantId }: TenantQueryDto,
+    @ValidParams() { run_id: runId }: RunPathDto,
+    @ValidQuery() { tenant_id: tenantId }: TenantQueryDto,
   ): Promise<RunSpans> {
     const run = await this.records.get(tenantId, runId);
     if (!run) throw new NotFoundException(`no run ${JSON.stringify(runId)} for this tenant`);

@@ -1,4 +1,4 @@
-import { Body, Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpStatus, Logger, Post, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ConfigService } from '@nestjs/config';
 import { ApiOperation } from '../../platform/openapi/api-decorators.js';
@@ -16,6 +16,7 @@ import { toRunRequest } from '../run-request.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { startDetached } from './detached-run.js';
 import { newRecordId } from '../../platform/ids/new-record-id.js';
+import { ValidBody } from '../../platform/http/validated-params.js';
 
 /** Where a run is read: GET /v1/runs/{id} needs its tenant. */
 export function runLocation(run: Pick<RunRecord, 'run_id' | 'tenant_id'>): string {
@@ -52,7 +53,7 @@ export class AgentController {
   })
   @ResponseSchema(RUN_RECORD_SCHEMA, 200, 202)
   async run(
-    @Body() body: RunAgentDto,
+    @ValidBody() body: RunAgentDto,
     @CurrentPrincipal() principal: Principal,
     @Req() httpRequest: Request,
     @Res() response: Response,

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, Param, Put, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
@@ -7,6 +7,7 @@ import { ToolCatalog } from '../tool-catalog.service.js';
 import { RegisterUpstreamDto } from './dto/register-upstream.dto.js';
 import { UpstreamRegistration, upstreamNotFound } from './upstream-registration.service.js';
 import { upstreamBody, upstreamStateBody } from './upstream-view.js';
+import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /**
  * A toolset's upstream MCP servers: register or replace, list, describe (with what it offers
@@ -21,7 +22,7 @@ export class UpstreamsController {
 
   @Get(':toolset/upstreams')
   @RequirePermissions('tools:read')
-  async list(@Param('toolset') toolset: string, @Query() { tenant_id }: TenantQueryDto) {
+  async list(@Param('toolset') toolset: string, @ValidQuery() { tenant_id }: TenantQueryDto) {
     const found = await this.catalog.registered(tenant_id, toolset);
     const upstreams = Object.entries(found.upstreams)
       .sort(([a], [b]) => (a < b ? -1 : 1))
@@ -31,7 +32,10 @@ export class UpstreamsController {
 
   @Get(':toolset/upstreams/:name')
   @RequirePermissions('tools:read')
-  async describe(@Param() { toolset, name }: ToolPathDto, @Query() { tenant_id }: TenantQueryDto) {
+  async describe(
+    @ValidParams() { toolset, name }: ToolPathDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
+  ) {
     const found = await this.catalog.describe(tenant_id, toolset);
     const resolved = found.upstreams.find((upstream) => upstream.name === name);
     if (!resolved) throw upstreamNotFound(tenant_id, toolset, name);
@@ -46,8 +50,8 @@ export class UpstreamsController {
   @Put(':toolset/upstreams/:name')
   @RequirePermissions('tools:write')
   async register(
-    @Param() { toolset, name }: ToolPathDto,
-    @Body() body: RegisterUpstreamDto,
+    @ValidParams() { toolset, name }: ToolPathDto,
+    @ValidBody() body: RegisterUpstreamDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     const { version, upstream } = await this.registration.register(
@@ -68,8 +72,8 @@ export class UpstreamsController {
   @Delete(':toolset/upstreams/:name')
   @RequirePermissions('tools:write')
   async remove(
-    @Param() { toolset, name }: ToolPathDto,
-    @Query() { tenant_id }: TenantQueryDto,
+    @ValidParams() { toolset, name }: ToolPathDto,
+    @ValidQuery() { tenant_id }: TenantQueryDto,
     @CurrentPrincipal() principal: Principal,
   ) {
     const { version } = await this.registration.remove(tenant_id, toolset, name, principal.keyId);

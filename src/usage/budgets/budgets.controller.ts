@@ -1,19 +1,11 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  ForbiddenException,
-  Get,
-  HttpCode,
-  Param,
-  Put,
-} from '@nestjs/common';
+import { Controller, Delete, ForbiddenException, Get, HttpCode, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import { assertTenantAllowed } from '../../platform/auth/auth.guard.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { ValidationProblem } from '../../platform/http/problem.js';
 import { BudgetDto, BudgetPathDto } from './dto/budget.dto.js';
 import { type BudgetStatus, TokenBudgets } from './token-budgets.service.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 /**
  * A budget caps a tenant, so only a key bound to no tenant may set or remove one: a tenant's
@@ -39,7 +31,7 @@ export class BudgetsController {
   @RequirePermissions('usage:read')
   @Get(':tenant_id')
   status(
-    @Param() { tenant_id }: BudgetPathDto,
+    @ValidParams() { tenant_id }: BudgetPathDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<BudgetStatus> {
     // The tenant is in the path, which the guard's tenant check does not read.
@@ -50,8 +42,8 @@ export class BudgetsController {
   @RequirePermissions('budgets:write')
   @Put(':tenant_id')
   set(
-    @Param() { tenant_id }: BudgetPathDto,
-    @Body() body: BudgetDto,
+    @ValidParams() { tenant_id }: BudgetPathDto,
+    @ValidBody() body: BudgetDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<BudgetStatus> {
     assertUnbound(principal);
@@ -68,7 +60,7 @@ export class BudgetsController {
   @Delete(':tenant_id')
   @HttpCode(204)
   async clear(
-    @Param() { tenant_id }: BudgetPathDto,
+    @ValidParams() { tenant_id }: BudgetPathDto,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
     assertUnbound(principal);
