@@ -28,6 +28,7 @@ import {
   GEN_AI_TOKEN_TYPE_OUTPUT,
   METRIC_GEN_AI_CLIENT_TOKEN_USAGE,
 } from './semconv.js';
+import { TalliedCounter } from './tallied-counter.js';
 import { telemetryResource } from './telemetry-resource.js';
 
 /** The Prometheus text format version `/metrics` answers in. */
@@ -90,12 +91,12 @@ export class Metrics implements OnApplicationShutdown {
   private readonly toolsets = new BoundedLabel(NAME_LABEL_LIMIT);
   private readonly models = new BoundedLabel(NAME_LABEL_LIMIT);
 
-  private readonly runs: Counter;
+  private readonly runs: TalliedCounter;
   private readonly runDuration: Histogram;
   private readonly runningRuns: UpDownCounter;
   private readonly modelCallDuration: Histogram;
   private readonly tokenUsage: Histogram;
-  private readonly toolCalls: Counter;
+  private readonly toolCalls: TalliedCounter;
   private readonly toolCallDuration: Histogram;
   private readonly httpDuration: Histogram;
   private readonly leaseTakeovers: Counter;
@@ -118,9 +119,11 @@ export class Metrics implements OnApplicationShutdown {
         unit: 's',
         advice: { explicitBucketBoundaries: buckets },
       });
-    this.runs = meter.createCounter('svc_runs', {
-      description: 'Agent runs that stopped in this process, by status and agent',
-    });
+    this.runs = new TalliedCounter(
+      meter,
+      'svc_runs',
+      'Agent runs that stopped in this process, by status and agent',
+    );
     this.runDuration = histogram(
       'svc_run_duration_seconds',
       'Time a run spent executing in this process, from start (or resumption) to stop',
@@ -140,9 +143,11 @@ export class Metrics implements OnApplicationShutdown {
       unit: '{token}',
       advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
     });
-    this.toolCalls = meter.createCounter('svc_tool_calls', {
-      description: 'Tool calls, by toolset and whether they failed',
-    });
+    this.toolCalls = new TalliedCounter(
+      meter,
+      'svc_tool_calls',
+      'Tool calls, by toolset and whether they failed',
+    );
     this.toolCallDuration = histogram(
       'svc_tool_call_duration_seconds',
       'Tool call durations, by toolset',
@@ -163,7 +168,7 @@ export class Metrics implements OnApplicationShutdown {
 
   recordRun(status: string, agent: string, seconds?: number): void {
     const attributes = { status, agent: this.agents.value(agent) };
-    this.runs.add(1, attributes);
+    this.runs.increment(`${attributes.status}\n${attributes.agent}`, () => attributes);
     if (seconds !== undefined) this.runDuration.record(seconds, attributes);
   }
 
@@ -211,7 +216,10 @@ export class Metrics implements OnApplicationShutdown {
 
   recordToolCall(toolset: string, isError: boolean, seconds: number): void {
     const label = this.toolsets.value(toolset);
-    this.toolCalls.add(1, { toolset: label, is_error: String(isError) });
+    this.toolCalls.increment(`${isError}\n${label}`, () => ({
+      toolset: label,
+      is_error: String(isError),
+    }));
     this.toolCallDuration.record(seconds, { toolset: label });
   }
 
