@@ -4,8 +4,9 @@ import type { Attributes, Meter } from '@opentelemetry/api';
  * A counter whose counts are kept here, one per label set, and reported by an observable counter
  * when metrics are collected: the same monotonic sum a synchronous counter gives. Adding costs a
  * map lookup by a key the caller already has; a synchronous counter hashes its attributes on
- * every add (the SDK sorts their keys and JSON-encodes them, about 1 % of a tool call's CPU).
- * For counts made on every request; the label values must be bounded (see BoundedLabel).
+ * every add (the SDK sorts their keys and JSON-encodes them: with the rest of a data point's
+ * recording, about 1 % of a tool call's profile samples per data point). For counts made on
+ * every request; the label values must be bounded (see BoundedLabel).
  */
 export class TalliedCounter {
   private readonly tallies = new Map<string, { attributes: Attributes; count: number }>();
