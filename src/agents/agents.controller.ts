@@ -2,13 +2,13 @@ import { Controller, Get, HttpCode, HttpException, Param, Put } from '@nestjs/co
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
+import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 import { ToolCatalog } from '../tools/tool-catalog.service.js';
 import { DEFAULT_TOOLSET, isName } from '../tools/tool.limits.js';
 import { checkAgentGraph } from './agent-graph.check.js';
 import type { AgentSpec } from './agent-spec.js';
 import { AgentSpecStore, type StoredAgentSpec } from './agent-spec.store.js';
 import { PutAgentDto } from './dto/agent-spec.dto.js';
-import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 
 function view(tenantId: string, stored: StoredAgentSpec) {
   return {

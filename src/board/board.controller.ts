@@ -2,9 +2,9 @@ import { Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/c
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
+import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 import { BoardService } from './board.service.js';
 import { CreateCardDto, MoveCardDto, UpdateCardDto } from './dto/card.dto.js';
-import { ValidBody, ValidQuery } from '../platform/http/validated-params.js';
 
 /** The tenant's Kanban board (`/v1/board`): read with `board:read`, change with `board:write`. */
 @Controller('v1/board')

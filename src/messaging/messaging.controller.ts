@@ -18,6 +18,7 @@ import { assertTenantAllowed } from '../platform/auth/auth.guard.js';
 import type { AuthenticatedRequest, Principal } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException, ValidationProblem } from '../platform/http/problem.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 import { createValidationPipe } from '../platform/http/validation.pipe.js';
 import { StateUnavailableError } from '../platform/state/state-store.js';
 import { STATE_RETRY_AFTER_S } from '../platform/state/state-unavailable.js';
@@ -31,7 +32,6 @@ import { OutboxStore } from './outbox.store.js';
 import { type SlackWorkspace, isSlackPayload, mapSlackPayload } from './slack-event.mapper.js';
 import { slackTenant, unmappedDetail } from './slack-tenant.js';
 import { WebhookSignatureGuard } from './webhook-signature.guard.js';
-import { ValidQuery } from '../platform/http/validated-params.js';
 
 type WebhookAnswer = WebhookAccepted | { challenge: string } | { ok: true; ignored: string };
 

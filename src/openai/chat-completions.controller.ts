@@ -6,6 +6,7 @@ import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.deco
 import type { AuthenticatedRequest, Principal } from '../platform/auth/principal.js';
 import { wireTenant } from '../platform/auth/wire-tenant.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
+import { ValidBody } from '../platform/http/validated-params.js';
 import { AgentRunner } from '../runs/agent-runner.service.js';
 import type { RunRequest } from '../runs/run-request.js';
 import { toModel, toCompletion } from './completion-shapes.js';
@@ -14,7 +15,6 @@ import { CompletionStreams } from './completion-streams.js';
 import { asModelError, completedOrProblem, modelNotFound, runHeaders } from './run-outcome.js';
 import { wireRunRequest } from './wire-run-request.js';
 import { newRecordId } from '../platform/ids/new-record-id.js';
-import { ValidBody } from '../platform/http/validated-params.js';
 
 /** The plain agent loop, which every tenant has (CONTRACT: `agent` default). */
 const DEFAULT_AGENT = 'default';

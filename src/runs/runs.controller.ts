@@ -1,6 +1,7 @@
 import { Controller, Get, NotFoundException, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 import { ResponseSchema } from '../platform/openapi/response-schema.js';
 import { RunPathDto } from './dto/run-path.dto.js';
 import { RunQueryDto } from './dto/run-query.dto.js';
@@ -8,7 +9,6 @@ import { RunWaiter } from './lifecycle/run-waiter.js';
 import type { RunRecord } from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
 import { RUN_RECORD_SCHEMA } from './record/run-record.schema.js';
-import { ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class RunsController {

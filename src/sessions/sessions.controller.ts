@@ -1,9 +1,9 @@
 import { Controller, Get, NotFoundException, Param } from '@nestjs/common';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { ConversationStore } from './conversation.store.js';
-import { ValidQuery } from '../platform/http/validated-params.js';
 
 export interface SessionView {
   session_id: string;

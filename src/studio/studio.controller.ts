@@ -1,12 +1,12 @@
 import { Controller, Get } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.decorators.js';
 import type { Principal } from '../platform/auth/principal.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 import { ResponseSchema } from '../platform/openapi/response-schema.js';
 import { StudioQueryDto } from './dto/studio-query.dto.js';
 import type { StudioSnapshot } from './studio-records.js';
 import { StudioStore } from './studio.store.js';
 import { STUDIO_SNAPSHOT_SCHEMA } from './studio-snapshot.schema.js';
-import { ValidQuery } from '../platform/http/validated-params.js';
 
 /** The dashboard endpoint (spec section 4). */
 @Controller('v1/studio')

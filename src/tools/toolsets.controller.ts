@@ -3,11 +3,11 @@ import { CurrentPrincipal, RequirePermissions } from '../platform/auth/auth.deco
 import type { Principal } from '../platform/auth/principal.js';
 import { RegisterToolDto } from './dto/register-tool.dto.js';
 import { TenantQueryDto } from '../platform/http/dto/tenant-query.dto.js';
+import { ValidBody, ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 import { ToolPathDto } from './dto/tool-path.dto.js';
 import { type ToolContract, ToolCatalog } from './tool-catalog.service.js';
 import { ToolRegistration } from './tool-registration.service.js';
 import { upstreamStateBody } from './upstream/upstream-view.js';
-import { ValidBody, ValidParams, ValidQuery } from '../platform/http/validated-params.js';
 
 /** Toolsets and their contracts: list, describe, register or replace, delete. */
 @Controller('v1/toolsets')

@@ -1,8 +1,8 @@
 import { Controller, Get } from '@nestjs/common';
 import { RequirePermissions } from '../platform/auth/auth.decorators.js';
+import { ValidQuery } from '../platform/http/validated-params.js';
 import { UsageQueryDto } from './dto/usage-query.dto.js';
 import { type UsageReport, UsageReports } from './usage-reports.service.js';
-import { ValidQuery } from '../platform/http/validated-params.js';
 
 /**
  * `GET /v1/usage?tenant_id=&from=&to=`: a tenant's token usage (CONTRACT 10). The guard keeps a

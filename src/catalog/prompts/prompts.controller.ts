@@ -2,9 +2,9 @@ import { Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
+import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 import { PromptPathDto, RegisterPromptDto } from './dto/register-prompt.dto.js';
 import { PromptTemplates } from './prompt-templates.service.js';
-import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /** Tenants' prompt templates, served to MCP clients as prompts. */
 @Controller('v1/prompts')

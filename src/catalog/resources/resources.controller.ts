@@ -2,9 +2,9 @@ import { Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
+import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 import { RegisterResourceDto, ResourcePathDto } from './dto/register-resource.dto.js';
 import { RegisteredResources } from './registered-resources.service.js';
-import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /** Resources tenants register, served to MCP clients (with the built-in board and run resources). */
 @Controller('v1/resources')

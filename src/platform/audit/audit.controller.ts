@@ -2,13 +2,13 @@ import { Controller, Get, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../auth/auth.decorators.js';
 import type { Principal } from '../auth/principal.js';
+import { ValidQuery } from '../http/validated-params.js';
 import type { RecordedAuditEvent } from './audit-event.js';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor.js';
 import { streamAuditExport } from './audit-export.js';
 import { auditFilterOf } from './audit-request.js';
 import { AuditSink } from './audit-sink.js';
 import { AuditFilterDto, AuditQueryDto } from './dto/audit-query.dto.js';
-import { ValidQuery } from '../http/validated-params.js';
 
 export interface AuditPage {
   events: RecordedAuditEvent[];

@@ -2,13 +2,13 @@ import { Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import type { RunRecord } from '../record/run-record.js';
 import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { ApprovalService } from './approval.service.js';
 import { DecisionDto } from './dto/decision.dto.js';
-import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 /**
  * Approve or deny a paused graph node (spec sections 3 and 5): both need `approve:*`. The answer

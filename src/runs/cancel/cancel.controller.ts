@@ -2,6 +2,7 @@ import { Controller, HttpCode, HttpStatus, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import type { RunRecord } from '../record/run-record.js';
@@ -9,7 +10,6 @@ import { runView } from '../record/run-record.mapper.js';
 import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { CancelDto } from './cancel.dto.js';
 import { RunCancels } from './run-cancels.service.js';
-import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class CancelController {

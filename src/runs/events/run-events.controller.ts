@@ -3,10 +3,10 @@ import type { Request, Response } from 'express';
 import { RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import { acceptsEventStream } from '../../platform/http/event-stream.js';
 import { ValidationProblem } from '../../platform/http/problem.js';
+import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 import { MAX_EVENTS_PAGE, RunEventsQueryDto } from '../dto/run-events-query.dto.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import { RunStreams } from './run-streams.js';
-import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /** `Last-Event-ID` as the id to resume after; absent: undefined. */
 export function lastEventId(header: string | undefined): number | undefined {

@@ -1,13 +1,13 @@
 import { Controller, Get, NotFoundException } from '@nestjs/common';
 import { RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
+import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { KeptSpans } from '../../platform/telemetry/kept-spans.js';
 import { RunPathDto } from '../dto/run-path.dto.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import { type RunSpans, runSpans } from './run-spans.js';
 import { RUN_SPANS_SCHEMA } from './run-spans.schema.js';
-import { ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 @Controller('v1/runs')
 export class RunSpansController {

@@ -7,6 +7,7 @@ import type { Principal } from '../../platform/auth/principal.js';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { ResponseSchema } from '../../platform/openapi/response-schema.js';
 import { acceptsEventStream } from '../../platform/http/event-stream.js';
+import { ValidBody } from '../../platform/http/validated-params.js';
 import type { RunRecord } from '../record/run-record.js';
 import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { AgentRunner } from '../agent-runner.service.js';
@@ -16,7 +17,6 @@ import { toRunRequest } from '../run-request.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { startDetached } from './detached-run.js';
 import { newRecordId } from '../../platform/ids/new-record-id.js';
-import { ValidBody } from '../../platform/http/validated-params.js';
 
 /** Where a run is read: GET /v1/runs/{id} needs its tenant. */
 export function runLocation(run: Pick<RunRecord, 'run_id' | 'tenant_id'>): string {

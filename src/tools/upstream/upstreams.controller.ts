@@ -2,12 +2,12 @@ import { Controller, Delete, Get, Param, Put } from '@nestjs/common';
 import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.decorators.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { TenantQueryDto } from '../../platform/http/dto/tenant-query.dto.js';
+import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 import { ToolPathDto } from '../dto/tool-path.dto.js';
 import { ToolCatalog } from '../tool-catalog.service.js';
 import { RegisterUpstreamDto } from './dto/register-upstream.dto.js';
 import { UpstreamRegistration, upstreamNotFound } from './upstream-registration.service.js';
 import { upstreamBody, upstreamStateBody } from './upstream-view.js';
-import { ValidBody, ValidParams, ValidQuery } from '../../platform/http/validated-params.js';
 
 /**
  * A toolset's upstream MCP servers: register or replace, list, describe (with what it offers

@@ -3,9 +3,9 @@ import { CurrentPrincipal, RequirePermissions } from '../../platform/auth/auth.d
 import { assertTenantAllowed } from '../../platform/auth/auth.guard.js';
 import type { Principal } from '../../platform/auth/principal.js';
 import { ValidationProblem } from '../../platform/http/problem.js';
+import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 import { BudgetDto, BudgetPathDto } from './dto/budget.dto.js';
 import { type BudgetStatus, TokenBudgets } from './token-budgets.service.js';
-import { ValidBody, ValidParams } from '../../platform/http/validated-params.js';
 
 /**
  * A budget caps a tenant, so only a key bound to no tenant may set or remove one: a tenant's
