@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import request from 'supertest';
 import { RequestValidationPipe } from '../src/platform/http/validation.pipe.js';
-import { routeHandlers } from '../src/platform/openapi/route-handlers.js';
+import { routeArguments, routeHandlers } from '../src/platform/openapi/route-handlers.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 import { StandInController } from './support/stand-in.controller.js';
 
@@ -12,12 +11,6 @@ const auth = { Authorization: `Bearer ${KEY}` };
 
 /** The kinds of param whose value comes from the client as it sent it. */
 const CLIENT_VALUES = new Set([RouteParamtypes.BODY, RouteParamtypes.QUERY, RouteParamtypes.PARAM]);
-
-interface RouteArgument {
-  index: number;
-  data?: unknown;
-  pipes?: unknown[];
-}
 
 /**
  * Request DTOs are validated by the pipe on their own param (ValidBody, ValidQuery, ValidParams),
@@ -38,19 +31,11 @@ describe('request validation', () => {
     const unvalidated: string[] = [];
     let validated = 0;
     for (const [id, route] of routeHandlers(gateway.app)) {
-      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.method) ??
-        {}) as Record<string, RouteArgument>;
-      const types = (Reflect.getMetadata(
-        'design:paramtypes',
-        route.controller.prototype as object,
-        route.method,
-      ) ?? []) as unknown[];
-      for (const [key, arg] of Object.entries(args)) {
-        const kind = Number(key.split(':')[0]) as RouteParamtypes;
-        if (!CLIENT_VALUES.has(kind)) continue;
+      for (const arg of routeArguments(route)) {
+        if (!CLIENT_VALUES.has(arg.kind)) continue;
         // `@Param('toolset') toolset: string`: the path segment is the value, nothing to check.
-        if (arg.data !== undefined && types[arg.index] === String) continue;
-        if (arg.pipes?.includes(RequestValidationPipe)) validated++;
+        if (arg.data !== undefined && arg.type === String) continue;
+        if (arg.pipes.includes(RequestValidationPipe)) validated++;
         else unvalidated.push(`${id} param ${arg.index}`);
       }
     }

@@ -1,15 +1,8 @@
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
-import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { SWAGGER_METADATA } from './api-decorators.js';
 import { DtoSchemas } from './dto-schemas.js';
 import type { JsonSchema, OpenApiOperation, OpenApiParameter } from './openapi.types.js';
-import type { RouteHandler } from './route-handlers.js';
-
-interface RouteArgument {
-  index: number;
-  /** `@Query('name')`: one field, which @nestjs/swagger already describes. */
-  data?: unknown;
-}
+import { type RouteHandler, routeArguments } from './route-handlers.js';
 
 /**
  * The DTO classes a handler takes whole with `@ValidBody()`, `@ValidQuery()` or `@ValidParams()`
@@ -17,23 +10,16 @@ interface RouteArgument {
  * class an `@ApiBody({ type })` names for a handler that reads the body itself.
  */
 function dtoArguments(route: RouteHandler): Array<{ kind: RouteParamtypes; type: unknown }> {
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.method) ??
-    {}) as Record<string, RouteArgument>;
-  const types = (Reflect.getMetadata(
-    'design:paramtypes',
-    route.controller.prototype as object,
-    route.method,
-  ) ?? []) as unknown[];
   const declared = (Reflect.getMetadata(SWAGGER_METADATA.API_PARAMETERS, route.handler) ??
     []) as Array<{
     in?: string;
     type?: unknown;
   }>;
   return [
-    ...Object.entries(args).flatMap(([key, arg]) => {
-      const kind = Number(key.split(':')[0]) as RouteParamtypes;
-      return arg.data === undefined ? [{ kind, type: types[arg.index] }] : [];
-    }),
+    // `@Query('name')` takes one field, which @nestjs/swagger already describes.
+    ...routeArguments(route)
+      .filter((arg) => arg.data === undefined)
+      .map(({ kind, type }) => ({ kind, type })),
     ...declared
       .filter((parameter) => parameter.in === 'body')
       .map((parameter) => ({ kind: RouteParamtypes.BODY, type: parameter.type })),

@@ -1,5 +1,6 @@
 import type { INestApplication, Type } from '@nestjs/common';
-import { PATH_METADATA } from '@nestjs/common/constants.js';
+import { PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
+import type { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 
 /** A controller method that serves a route. */
@@ -8,6 +9,37 @@ export interface RouteHandler {
   method: string;
   /** The method itself: where Nest's method decorators keep their metadata. */
   handler: (...args: never[]) => unknown;
+}
+
+/** One param of a route handler, as Nest's param decorators recorded it. */
+export interface RouteArgument {
+  /** What the param is (`@Body()`, `@Query()`, …); NaN for a custom decorator's. */
+  kind: RouteParamtypes;
+  index: number;
+  /** `@Query('name')`: one field rather than the whole object. */
+  data?: unknown;
+  /** The pipes given to the decorator itself (`@Body(SomePipe)`). */
+  pipes: unknown[];
+  /** The param's declared type (`design:paramtypes`). */
+  type: unknown;
+}
+
+/** The params of a route handler that Nest fills from the request. */
+export function routeArguments(route: RouteHandler): RouteArgument[] {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, route.controller, route.method) ??
+    {}) as Record<string, { index: number; data?: unknown; pipes?: unknown[] }>;
+  const types = (Reflect.getMetadata(
+    'design:paramtypes',
+    route.controller.prototype as object,
+    route.method,
+  ) ?? []) as unknown[];
+  return Object.entries(args).map(([key, arg]) => ({
+    kind: Number(key.split(':')[0]),
+    index: arg.index,
+    data: arg.data,
+    pipes: arg.pipes ?? [],
+    type: types[arg.index],
+  }));
 }
 
 /**
