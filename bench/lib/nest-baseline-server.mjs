@@ -1,9 +1,11 @@
 /**
- * The bare Nest baseline: what Nest + Express cost with nothing of the gateway but its global
- * validation pipe. One controller: GET /info compares the Authorization header and answers the
- * same JSON object as the gateway's /info; POST /v1/tools/:toolset/:name and POST /v1/agent/run
- * read the body through the gateway's pipe (a small DTO of the fields the bench sends) and answer
- * like lib/baseline-server.mjs. Run as a child process (after `npm run build`):
+ * The bare Nest baseline: what Nest + Express cost with nothing of the gateway but its validation
+ * pipe, placed as the gateway places it: on the DTO param of a route, not as a global pipe (the
+ * gateway has none; a global pipe would also run on the header params and cost this baseline
+ * work the gateway does not do). One controller: GET /info compares the Authorization header
+ * and answers the same JSON object as the gateway's /info; POST /v1/tools/:toolset/:name and
+ * POST /v1/agent/run read the body through the pipe (a small DTO of the fields the bench sends)
+ * and answer like lib/baseline-server.mjs. Run as a child process (after `npm run build`):
  *   BASELINE_API_KEY=... node bench/lib/nest-baseline-server.mjs <port>
  * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
  * Plain JS has no decorator syntax: the decorators are called as functions, and the parameter
@@ -101,7 +103,7 @@ decorateMethod(BaselineController, 'post', [
 ]);
 decorateParams(BaselineController, 'post', [
   [Headers('authorization'), String],
-  [Body(), BaselineBody],
+  [Body(createValidationPipe()), BaselineBody],
   [Req(), Object],
 ]);
 Controller()(BaselineController);
@@ -110,7 +112,6 @@ class BaselineModule {}
 Module({ controllers: [BaselineController] })(BaselineModule);
 
 const app = await NestFactory.create(BaselineModule, { logger: false });
-app.useGlobalPipes(createValidationPipe());
 await app.listen(port, '127.0.0.1');
 
 process.stdin.on('end', () => process.exit(0));
