@@ -22,25 +22,28 @@ async function benchBackend(backend, options, tmpDir) {
     return {
       plain,
       runId,
-      runIdOverPlain: {
-        reqPerSec: ratio(runId.reqPerSec, plain.reqPerSec),
-        cpuUsPerReq: ratio(runId.cpuUsPerReq, plain.cpuUsPerReq),
-      },
+      runIdOverPlain: over(runId, plain),
     };
   } finally {
     await stop();
   }
 }
 
-/** `baseline`: the node:http baseline for the same request, measured in this run. */
-export async function agentBench(baseline, options, tmpDir) {
-  const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline };
+const over = (measured, base) => ({
+  reqPerSec: ratio(measured.reqPerSec, base.reqPerSec),
+  cpuUsPerReq: ratio(measured.cpuUsPerReq, base.cpuUsPerReq),
+});
+
+/**
+ * `baseline` and `nest`: the node:http and the bare Nest baseline for the same request, measured
+ * in this run (bare Nest reads the body through the pipe and answers; nothing is recorded).
+ */
+export async function agentBench(baseline, nest, options, tmpDir) {
+  const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline, nest };
   for (const backend of options.backends) {
     const measured = await benchBackend(backend, options, tmpDir);
-    measured.plainOverBaseline = {
-      reqPerSec: ratio(measured.plain.reqPerSec, baseline.reqPerSec),
-      cpuUsPerReq: ratio(measured.plain.cpuUsPerReq, baseline.cpuUsPerReq),
-    };
+    measured.plainOverBaseline = over(measured.plain, baseline);
+    measured.plainOverNest = over(measured.plain, nest);
     results[backend] = measured;
   }
   return results;

@@ -48,6 +48,7 @@ export function agentReport(agent, options) {
   const backends = options.backends.filter((backend) => agent[backend]);
   const rows = [
     ['node:http baseline', fixed(agent.baseline.reqPerSec, 0), ...loadCells(agent.baseline)],
+    ['bare Nest + pipe', fixed(agent.nest.reqPerSec, 0), ...loadCells(agent.nest)],
   ];
   for (const backend of backends) {
     for (const [variant, label] of [
@@ -59,11 +60,11 @@ export function agentReport(agent, options) {
     }
   }
   const ratios = backends.map((backend) => {
-    const { plainOverBaseline: base, runIdOverPlain: runId } = agent[backend];
+    const { plainOverBaseline: base, plainOverNest: nest, runIdOverPlain: runId } = agent[backend];
     return (
       `${backend}: run/baseline runs/s ${times(base.reqPerSec, 3)}, ` +
-      `CPU ${times(base.cpuUsPerReq, 2)}; run_id/run runs/s ${times(runId.reqPerSec, 3)}, ` +
-      `CPU ${times(runId.cpuUsPerReq, 2)}`
+      `CPU ${times(base.cpuUsPerReq, 2)}; run/bare Nest CPU ${times(nest.cpuUsPerReq, 2)}; ` +
+      `run_id/run runs/s ${times(runId.reqPerSec, 3)}, CPU ${times(runId.cpuUsPerReq, 2)}`
     );
   });
   return [
