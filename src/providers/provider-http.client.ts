@@ -147,7 +147,7 @@ export class ProviderHttpClient {
     const { url } = this.options;
     try {
       // Redirects are not followed: the credential must not travel to another address.
-      const { request } = await undici.load();
+      const { request } = undici.peek() ?? (await undici.load());
       const response = await request(url, {
         method: 'POST',
         headers: onData ? { ...this.headers, accept: STREAM_ACCEPT } : this.headers,

@@ -25,6 +25,28 @@ describe('readBoundedBytes', () => {
     expect(res.body.destroyed).toBe(true);
   });
 
+  it('fails when the body fails part way', async () => {
+    const body = new Readable({ read() {} });
+    const reading = readBoundedBytes(
+      { body, headers: {} } as unknown as Parameters<typeof readBoundedBytes>[0],
+      100,
+    );
+    body.push(Buffer.from('abc'));
+    body.destroy(new Error('socket hang up'));
+    await expect(reading).rejects.toThrow('socket hang up');
+  });
+
+  it('fails when the body closes before its end', async () => {
+    const body = new Readable({ read() {} });
+    const reading = readBoundedBytes(
+      { body, headers: {} } as unknown as Parameters<typeof readBoundedBytes>[0],
+      100,
+    );
+    body.push(Buffer.from('abc'));
+    body.destroy();
+    await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
+  });
+
   it('refuses a declared length over the limit without reading', async () => {
     const res = response(['x'.repeat(100)], { 'content-length': '100' });
     const result = await readBoundedBytes(res, 10);
