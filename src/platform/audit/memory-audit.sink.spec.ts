@@ -57,6 +57,19 @@ describe('MemoryAuditSink', () => {
     expect(await audit.list({ kind: 'auth.failed' })).toHaveLength(1);
   });
 
+  it('counts writes in a row as the latest, whoever wrote in between', async () => {
+    const audit = sink(10, 2);
+    for (const tenantId of ['a', 'a', 'b', 'a', 'a', 'c']) {
+      audit.record({ kind: 'run.started', tenantId, details: {} });
+    }
+    expect(await audit.list({ tenantId: 'b' })).toEqual([]);
+    expect(await audit.list({ tenantId: 'a' })).toHaveLength(4);
+    audit.record({ kind: 'run.started', tenantId: 'c', details: {} });
+    audit.record({ kind: 'run.started', tenantId: 'd', details: {} });
+    expect(await audit.list({ tenantId: 'a' })).toEqual([]);
+    expect(await audit.list({ tenantId: 'c' })).toHaveLength(2);
+  });
+
   it('filters by kind or kind prefix, run, actor and time, and pages below an id', async () => {
     const audit = sink(100, 10);
     const at = (minute: number) => Date.UTC(2026, 0, 1, 0, minute);
