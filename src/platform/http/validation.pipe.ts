@@ -10,6 +10,7 @@ import type { GatewayConfig } from '../config/gateway-config.js';
 import { passesValidation } from './fast-validation.js';
 import { DEFAULT_MAX_JSON_DEPTH } from './json-depth.js';
 import { type FieldError, MAX_VALIDATION_ERRORS, ValidationProblem } from './problem.js';
+import { plainDto } from './plain-dto.js';
 import { prepareInput, unboxInput } from './validation-input.js';
 
 /** Field errors in order, at most `limit` of them, and how many there were in all. */
@@ -52,7 +53,8 @@ function validationProblem(errors: ValidationError[]): ValidationProblem {
  * free-form values past it. Nest's own passes over the whole value are left out: closing array
  * gaps (JSON and the query parser make none, and the DTO returned is class-transformer's copy)
  * and stripping prototype keys (at the DTO level they are unknown fields, and class-transformer
- * never copies `__proto__` or `constructor`; free-form values are not copied at all).
+ * never copies `__proto__` or `constructor`; free-form values are not copied at all). A payload
+ * class-transformer would only copy, and that passes, skips Nest's transformation (plainDto).
  */
 class BoundedValidationPipe extends ValidationPipe {
   constructor(private readonly maxDepth: number) {
@@ -70,6 +72,11 @@ class BoundedValidationPipe extends ValidationPipe {
       return super.transform(value, metadata) as Promise<unknown>;
     }
     const input = prepareInput(value, metadata.metatype, this.maxDepth);
+    // A DTO class-transformer would only copy, valid as it is: no transformation, no errors.
+    if (input.unknownCount === 0) {
+      const dto = plainDto(metadata.metatype, input.value);
+      if (dto !== undefined && passesValidation(dto)) return dto;
+    }
     let transformed: unknown;
     try {
       transformed = await super.transform(input.value, metadata);

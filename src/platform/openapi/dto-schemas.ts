@@ -1,16 +1,11 @@
 import type { Type } from '@nestjs/common';
-// @ts-expect-error: class-transformer keeps its @Type metadata here but types it elsewhere.
-import { defaultMetadataStorage } from 'class-transformer/cjs/storage.js';
-import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage.js';
 import { IS_INT, IS_URL, MAX, MIN, ValidationTypes, getMetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata.js';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
+import { transformerMetadata } from '../http/dto/transformer-metadata.js';
 import type { JsonSchema } from './openapi.types.js';
 
 const COMPONENTS = '#/components/schemas/';
-
-/** class-transformer's record of `@Type(() => Class)`: which class a nested field holds. */
-const transformerMetadata = defaultMetadataStorage as TransformerMetadata;
 
 type Converter = ((meta: ValidationMetadata) => JsonSchema) | JsonSchema;
 
