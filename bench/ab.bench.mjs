@@ -8,7 +8,7 @@
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, TOOL_CALL, requestFor } from './lib/routes.mjs';
 import { percentile } from './lib/stats.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 /** What `ab` measures on each backend: the request a change to the hot path shows in. */
@@ -62,10 +62,7 @@ async function benchBackend(backend, options, tmpDir) {
     return Object.fromEntries(
       Object.entries(measured).map(([name, { before, after }]) => {
         const [b, a] = [summary(before), summary(after)];
-        const afterOverBefore = {
-          reqPerSec: ratio(a.reqPerSec, b.reqPerSec),
-          cpuUsPerReq: ratio(a.cpuUsPerReq, b.cpuUsPerReq),
-        };
+        const afterOverBefore = loadRatios(a, b);
         return [name, { before: b, after: a, afterOverBefore }];
       }),
     );

@@ -6,7 +6,7 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 async function benchBackend(backend, options, tmpDir) {
@@ -22,17 +22,12 @@ async function benchBackend(backend, options, tmpDir) {
     return {
       plain,
       runId,
-      runIdOverPlain: over(runId, plain),
+      runIdOverPlain: loadRatios(runId, plain),
     };
   } finally {
     await stop();
   }
 }
-
-const over = (measured, base) => ({
-  reqPerSec: ratio(measured.reqPerSec, base.reqPerSec),
-  cpuUsPerReq: ratio(measured.cpuUsPerReq, base.cpuUsPerReq),
-});
 
 /**
  * `baseline` and `nest`: the node:http and the bare Nest baseline for the same request, measured
@@ -42,8 +37,8 @@ export async function agentBench(baseline, nest, options, tmpDir) {
   const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline, nest };
   for (const backend of options.backends) {
     const measured = await benchBackend(backend, options, tmpDir);
-    measured.plainOverBaseline = over(measured.plain, baseline);
-    measured.plainOverNest = over(measured.plain, nest);
+    measured.plainOverBaseline = loadRatios(measured.plain, baseline);
+    measured.plainOverNest = loadRatios(measured.plain, nest);
     results[backend] = measured;
   }
   return results;

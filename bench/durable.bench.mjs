@@ -9,7 +9,7 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { TOOL_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 /** The plain run on a gateway built from `root` (BENCH_BEFORE_ROOT), on a database of its own. */
@@ -61,16 +61,10 @@ export async function durableBench(baseline, options, tmpDir) {
     const measured = await benchBackend(backend, options, tmpDir);
     if (options.beforeRoot) {
       measured.before = await benchBefore(backend, options.beforeRoot, options, tmpDir);
-      measured.plainOverBefore = {
-        reqPerSec: ratio(measured.plain.reqPerSec, measured.before.reqPerSec),
-        cpuUsPerReq: ratio(measured.plain.cpuUsPerReq, measured.before.cpuUsPerReq),
-      };
+      measured.plainOverBefore = loadRatios(measured.plain, measured.before);
     }
     for (const variant of ['plain', 'runId']) {
-      measured[`${variant}OverBaseline`] = {
-        reqPerSec: ratio(measured[variant].reqPerSec, baseline.reqPerSec),
-        cpuUsPerReq: ratio(measured[variant].cpuUsPerReq, baseline.cpuUsPerReq),
-      };
+      measured[`${variant}OverBaseline`] = loadRatios(measured[variant], baseline);
     }
     results[backend] = measured;
   }

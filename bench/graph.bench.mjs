@@ -5,7 +5,7 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, GRAPH_PUT, GRAPH_RUN, requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
 
 export async function graphBench(options, tmpDir) {
@@ -25,10 +25,7 @@ export async function graphBench(options, tmpDir) {
       route: `${GRAPH_RUN.method} ${GRAPH_RUN.path}`,
       plain,
       graph,
-      graphOverPlain: {
-        reqPerSec: ratio(graph.reqPerSec, plain.reqPerSec),
-        cpuUsPerReq: ratio(graph.cpuUsPerReq, plain.cpuUsPerReq),
-      },
+      graphOverPlain: loadRatios(graph, plain),
     };
   } finally {
     await child.stop();

@@ -6,15 +6,8 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
-
-function over(measured, baseline) {
-  return {
-    reqPerSec: ratio(measured.reqPerSec, baseline.reqPerSec),
-    cpuUsPerReq: ratio(measured.cpuUsPerReq, baseline.cpuUsPerReq),
-  };
-}
 
 /**
  * `routes`: { part: route } for the selected parts (`http`, `tools`); `baselines` and `nest`: the
@@ -36,8 +29,8 @@ export async function httpBench(routes, { baselines, nest }, options, tmpDir) {
         baseline: baselines[part],
         nest: nest[part],
         gateway,
-        gatewayOverBaseline: over(gateway, baselines[part]),
-        gatewayOverNest: over(gateway, nest[part]),
+        gatewayOverBaseline: loadRatios(gateway, baselines[part]),
+        gatewayOverNest: loadRatios(gateway, nest[part]),
       };
     }
     return results;

@@ -6,7 +6,7 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { TOOL_RUN, requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
 
 async function measure(name, env, options, tmpDir) {
@@ -28,9 +28,6 @@ export async function tracingBench(options, tmpDir) {
     route: `${TOOL_RUN.method} ${TOOL_RUN.path}`,
     off,
     memory,
-    memoryOverOff: {
-      reqPerSec: ratio(memory.reqPerSec, off.reqPerSec),
-      cpuUsPerReq: ratio(memory.cpuUsPerReq, off.cpuUsPerReq),
-    },
+    memoryOverOff: loadRatios(memory, off),
   };
 }

@@ -5,7 +5,7 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, CHAT_COMPLETION, a2aSendMessage, requestFor } from './lib/routes.mjs';
-import { ratio } from './lib/table.mjs';
+import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGateway } from './lib/targets.mjs';
 
 export async function wiresBench(options, tmpDir) {
@@ -28,11 +28,13 @@ export async function wiresBench(options, tmpDir) {
     const rest = await measureHttp({ request: restRequest, pid: child.pid, ...options });
     const openai = await measureHttp({ request: openAiRequest, pid: child.pid, ...options });
     const a2a = await measureHttp({ request: a2aRequest, pid: child.pid, ...options });
-    const over = (wire) => ({
-      reqPerSec: ratio(wire.reqPerSec, rest.reqPerSec),
-      cpuUsPerReq: ratio(wire.cpuUsPerReq, rest.cpuUsPerReq),
-    });
-    return { rest, openai, a2a, openaiOverRest: over(openai), a2aOverRest: over(a2a) };
+    return {
+      rest,
+      openai,
+      a2a,
+      openaiOverRest: loadRatios(openai, rest),
+      a2aOverRest: loadRatios(a2a, rest),
+    };
   } finally {
     await child.stop();
   }

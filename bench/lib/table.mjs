@@ -8,6 +8,14 @@ export function ratio(numerator, denominator) {
   return denominator > 0 && Number.isFinite(numerator) ? numerator / denominator : NaN;
 }
 
+/** One load measurement over another: req/s and CPU per request, each as a ratio. */
+export function loadRatios(measured, base) {
+  return {
+    reqPerSec: ratio(measured.reqPerSec, base.reqPerSec),
+    cpuUsPerReq: ratio(measured.cpuUsPerReq, base.cpuUsPerReq),
+  };
+}
+
 /** Columns after the first are right-aligned (numbers). */
 export function renderTable(headers, rows) {
   const cells = [headers, ...rows].map((row) => row.map(String));

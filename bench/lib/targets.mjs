@@ -95,7 +95,10 @@ export function startBaseline(target = {}) {
   return startTarget('baseline', args, { BASELINE_API_KEY: API_KEY }, target);
 }
 
-/** lib/nest-baseline-server.mjs (Nest + Express + the gateway's pipe on its body), with the run's API key. */
+/**
+ * lib/nest-baseline-server.mjs (Nest + Express + the gateway's pipe on its body), with the run's
+ * API key.
+ */
 export function startNestBaseline(target = {}) {
   const args = (port) => ['bench/lib/nest-baseline-server.mjs', String(port)];
   return startTarget('nest-baseline', args, { BASELINE_API_KEY: API_KEY }, target);
