@@ -25,24 +25,25 @@ describe('readBoundedBytes', () => {
     expect(res.body.destroyed).toBe(true);
   });
 
-  it('fails when the body fails part way', async () => {
+  /** A body being read that has sent its first bytes and will send more. */
+  const partlyRead = () => {
     const body = new Readable({ read() {} });
     const reading = readBoundedBytes(
       { body, headers: {} } as unknown as Parameters<typeof readBoundedBytes>[0],
       100,
     );
     body.push(Buffer.from('abc'));
+    return { body, reading };
+  };
+
+  it('fails when the body fails part way', async () => {
+    const { body, reading } = partlyRead();
     body.destroy(new Error('socket hang up'));
     await expect(reading).rejects.toThrow('socket hang up');
   });
 
   it('fails when the body closes before its end', async () => {
-    const body = new Readable({ read() {} });
-    const reading = readBoundedBytes(
-      { body, headers: {} } as unknown as Parameters<typeof readBoundedBytes>[0],
-      100,
-    );
-    body.push(Buffer.from('abc'));
+    const { body, reading } = partlyRead();
     body.destroy();
     await expect(reading).rejects.toMatchObject({ code: 'ERR_STREAM_PREMATURE_CLOSE' });
   });

@@ -1,6 +1,6 @@
 import type { Type } from '@nestjs/common';
 import { TransformationType } from 'class-transformer';
-import { fieldShape } from './dto/field-shapes.js';
+import { classPrototypes, fieldShape } from './dto/field-shapes.js';
 import { transformerMetadata } from './dto/transformer-metadata.js';
 import { unboxInput } from './validation-input.js';
 
@@ -10,10 +10,11 @@ const COPIED_AS_IS = new WeakMap<Type, Map<string, boolean>>();
 /**
  * The DTO instance class-transformer's `plainToInstance` would make of `prepared` (what
  * prepareInput returned for a payload with no unknown field, so its keys are the DTO's own and
- * the cache below stays bounded), made without it when it would only copy each field: a new instance
- * with the fields assigned and the boxed values put back (unboxInput). Undefined when it would
- * do more for any field present (a nested DTO, a conversion, an exposed or excluded name, an
- * accessor or method of that name), or `prepared` is not an object: the caller transforms then.
+ * the cache below stays bounded), made without it when it would only copy each field: a new
+ * instance with the fields assigned and the boxed values put back (unboxInput). Undefined when
+ * it would do more for any field present (a nested DTO, a conversion, an exposed or excluded
+ * name, an accessor or method of that name), or `prepared` is not an object: the caller
+ * transforms then.
  *
  * class-transformer walks every field of every payload (its metadata lookups for each, a copy of
  * each value) and Nest's pipe awaits it and the validation; for the DTOs most requests carry
@@ -61,11 +62,7 @@ function decide(type: Type, key: string): boolean {
   );
   if (transforms.length > 0 && !fieldShape(type, key)?.raw) return false;
   // It leaves out a field the class has as an accessor or a method.
-  for (
-    let prototype: unknown = type.prototype;
-    prototype !== null && prototype !== Object.prototype && typeof prototype === 'object';
-    prototype = Object.getPrototypeOf(prototype)
-  ) {
+  for (const prototype of classPrototypes(type)) {
     if (Object.getOwnPropertyDescriptor(prototype, key)) return false;
   }
   return typeof (new type() as Record<string, unknown>)[key] !== 'function';

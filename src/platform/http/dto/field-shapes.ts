@@ -32,13 +32,20 @@ export function declareFieldShape(
   fields.set(key, { ...fields.get(key), ...shape });
 }
 
-/** The declared shape of a field of `type` or of a class it extends; undefined when none. */
-export function fieldShape(type: Type, key: string): FieldShape | undefined {
+/** The prototypes of `type` and of the classes it extends, its own first (Object's left out). */
+export function* classPrototypes(type: Type): Generator<object> {
   for (
     let prototype: unknown = type.prototype;
     prototype !== null && prototype !== Object.prototype && typeof prototype === 'object';
     prototype = Object.getPrototypeOf(prototype)
   ) {
+    yield prototype;
+  }
+}
+
+/** The declared shape of a field of `type` or of a class it extends; undefined when none. */
+export function fieldShape(type: Type, key: string): FieldShape | undefined {
+  for (const prototype of classPrototypes(type)) {
     const shape = SHAPES.get(prototype)?.get(key);
     if (shape) return shape;
   }
