@@ -37,12 +37,19 @@ async function sent(promise: Promise<unknown>): Promise<Task> {
   return result;
 }
 
-/** The states a stream reported, in order: its first task, then each status update. */
-async function statesOf(stream: AsyncGenerator<StreamResponse>): Promise<TaskState[]> {
+/**
+ * The states a stream reported, in order: its first task, then each status update. `opened`
+ * is called once the first has arrived (the subscription is in place on the server).
+ */
+async function statesOf(
+  stream: AsyncGenerator<StreamResponse>,
+  opened?: () => void,
+): Promise<TaskState[]> {
   const states: TaskState[] = [];
   for await (const event of stream) {
     if (event.payload?.$case === 'task') states.push(event.payload.value.status!.state);
     if (event.payload?.$case === 'statusUpdate') states.push(event.payload.value.status!.state);
+    if (states.length === 1) opened?.();
   }
   return states;
 }
@@ -102,8 +109,14 @@ describe.each(BACKENDS)('A2A tasks over time (%s)', (backend) => {
       sendParams(userMessage('yes', { taskId: paused.id, data: { decision: 'approve' } })),
     );
     await gate.arrived();
-    const following = statesOf(client.resubscribeTask({ tenant: '', id: paused.id }));
-    // The subscription is open before the tool answers: its first event is the working task.
+    let subscribed!: () => void;
+    const open = new Promise<void>((resolve) => (subscribed = resolve));
+    const following = statesOf(client.resubscribeTask({ tenant: '', id: paused.id }), () =>
+      subscribed(),
+    );
+    // The subscription is open before the tool answers (its first event has arrived, so the
+    // step cannot end before the server has it): that event is the working task.
+    await Promise.race([open, following]);
     const working = await client.getTask({ tenant: '', id: paused.id });
     expect(working.status?.state).toBe(TaskState.TASK_STATE_WORKING);
     gate.release();
