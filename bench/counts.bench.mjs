@@ -1,7 +1,8 @@
 /**
  * Work per request, counted rather than timed: the async resources (promises, timers,
- * immediates, next-tick callbacks) a gateway creates for `GET /info`, a tool call and an echo
- * run (sqlite), each request sent on its own, one at a time, after a warm-up. The gateway runs
+ * immediates, next-tick callbacks) a gateway creates, and the sqlite statements it runs and the
+ * transactions it commits, for `GET /info`, a tool call and an echo run (sqlite), each request
+ * sent on its own, one at a time, after a warm-up. The gateway runs
  * with bench/lib/async-counts.mjs preloaded; it counts between two SIGUSR2 signals. On a shared
  * machine whose CPU times drift, a count shows what a change saved exactly.
  */
@@ -18,6 +19,8 @@ const COUNTED_TYPES = {
   Timeout: 'timers',
   Immediate: 'immediates',
   TickObject: 'next ticks',
+  'sqlite statements': 'statements',
+  'sqlite commits': 'commits',
 };
 
 const untilWritten = async (path) => {

@@ -1,11 +1,13 @@
 /**
  * Preloaded into a gateway by the `counts` part (`node --import`): counts the async resources
- * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, between
- * two SIGUSR2 signals, and writes them as JSON to BENCH_COUNTS_OUT at the second. Counts do not
- * move with the machine's load, where CPU times do.
+ * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, and the
+ * sqlite statements it runs and the transactions it commits, between two SIGUSR2 signals, and
+ * writes them as JSON to BENCH_COUNTS_OUT at the second. Counts do not move with the machine's
+ * load, where CPU times do.
  */
 import { createHook } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 let counting = false;
 let counts = {};
@@ -14,6 +16,30 @@ createHook({
     if (counting) counts[type] = (counts[type] ?? 0) + 1;
   },
 }).enable();
+
+const count = (what) => {
+  if (counting) counts[what] = (counts[what] ?? 0) + 1;
+};
+
+// better-sqlite3 as the gateway loads it (one CommonJS instance). Its transactions run their
+// BEGIN and COMMIT as statements too: those are not counted as statements; a COMMIT, and a write
+// outside a transaction, is one commit (sqlite counts BEGIN and COMMIT as read-only).
+const Database = createRequire(process.argv[1])('better-sqlite3');
+const statementType = Object.getPrototypeOf(new Database(':memory:').prepare('SELECT 1'));
+const CONTROL = /^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+const COMMIT = /^\s*(COMMIT|END)\b/i;
+for (const method of ['run', 'get', 'all']) {
+  const original = statementType[method];
+  statementType[method] = function (...params) {
+    const result = original.apply(this, params);
+    if (COMMIT.test(this.source)) count('sqlite commits');
+    else if (!CONTROL.test(this.source)) {
+      count('sqlite statements');
+      if (!this.readonly && !this.database.inTransaction) count('sqlite commits');
+    }
+    return result;
+  };
+}
 
 process.on('SIGUSR2', () => {
   if (!counting) {

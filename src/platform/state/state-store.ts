@@ -8,6 +8,19 @@ export interface StateKey {
   key: string;
 }
 
+/**
+ * A conditional write of a state entry, as a condition a later statement can carry: the entry
+ * is at `version` and holds `json` (the same text the write sent). A statement that must take
+ * effect only with the write (a run's settled event with its settled record) checks it in SQL
+ * (`entryWriteHolds` in entry-write.ts): sent in the same group, both commit in one transaction; sent later, it
+ * still finds the write, or finds that it failed or that another writer's value stands.
+ */
+export interface EntryWrite {
+  key: StateKey;
+  version: number;
+  json: string;
+}
+
 export interface StateEntry<T extends JsonValue = JsonValue> extends StateKey {
   value: T;
   /** 1 on creation, +1 on every write. */
@@ -71,6 +84,17 @@ export abstract class StateStore {
     value: T,
     options?: PutOptions,
   ): Promise<StateEntry<T>>;
+  /**
+   * `put` at `expectedVersion`, with the write as a condition for statements that must take
+   * effect only with it (EntryWrite). The statement is on its way when this returns, so one
+   * asked for next goes after it (in the same group when asked for before the I/O round ends).
+   * A key out of bounds, or a value JSON cannot write, throws at once rather than rejecting.
+   */
+  abstract putAt<T extends JsonValue>(
+    key: StateKey,
+    value: T,
+    expectedVersion: number,
+  ): { entry: Promise<StateEntry<T>>; write: EntryWrite };
   /** True when an entry was removed. */
   abstract delete(key: StateKey): Promise<boolean>;
   /** The keys of one session, sorted. */

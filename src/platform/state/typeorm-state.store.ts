@@ -6,6 +6,7 @@ import { StateEntryEntity } from './entities/state-entry.entity.js';
 import { type SqlDialect, sql, sqlDialect } from './sql-dialect.js';
 import { StateDatabase } from './state-database.service.js';
 import {
+  type EntryWrite,
   type JsonValue,
   type PutOptions,
   type RunLease,
@@ -155,8 +156,29 @@ export class TypeormStateStore extends StateStore {
     options: PutOptions = {},
   ): Promise<StateEntry<T>> {
     assertStateKey(key);
+    return this.write(key, value, JSON.stringify(value), options.expectedVersion);
+  }
+
+  putAt<T extends JsonValue>(
+    key: StateKey,
+    value: T,
+    expectedVersion: number,
+  ): { entry: Promise<StateEntry<T>>; write: EntryWrite } {
+    assertStateKey(key);
     const json = JSON.stringify(value);
-    const { expectedVersion } = options;
+    return {
+      entry: this.write(key, value, json, expectedVersion),
+      write: { key, version: expectedVersion + 1, json },
+    };
+  }
+
+  /** The write's statement goes out before the first await (putAt relies on it). */
+  private async write<T extends JsonValue>(
+    key: StateKey,
+    value: T,
+    json: string,
+    expectedVersion: number | undefined,
+  ): Promise<StateEntry<T>> {
     const result =
       expectedVersion === undefined
         ? await this.run('put', this.sql.upsert, [key.tenantId, key.sessionId, key.key, json])

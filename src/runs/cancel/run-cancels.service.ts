@@ -132,8 +132,7 @@ export class RunCancels implements OnModuleInit {
           }
         : {}),
     };
-    await this.records.put(cancelled, stored.version);
-    await this.lifecycle.settledHere(cancelled, by ?? undefined);
+    await this.lifecycle.settleHere(cancelled, stored.version, by ?? undefined);
     return cancelled;
   }
 

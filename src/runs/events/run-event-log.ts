@@ -59,14 +59,15 @@ export class RunEventLog implements OnApplicationBootstrap, OnApplicationShutdow
     return new RunJournal(
       tenantId,
       runId,
-      async (events) => {
+      async (events, onlyIf) => {
         const written = await this.store.append(
           tenantId,
           runId,
           events,
           this.noticesOf(tenantId, runId, events),
+          onlyIf,
         );
-        this.feed.published(tenantId, runId, written);
+        if (written.length > 0) this.feed.published(tenantId, runId, written);
         return written;
       },
       { maxEvents: this.config.maxPerRun, deltas, logger: this.logger },

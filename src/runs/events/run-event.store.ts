@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { entryWriteHolds } from '../../platform/state/entry-write.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import { type SqlDialect, sqlDialect } from '../../platform/state/sql-dialect.js';
 import { StateDatabase } from '../../platform/state/state-database.service.js';
 import { type StateNotice, StateNotifications } from '../../platform/state/state-notifications.js';
@@ -60,20 +62,24 @@ export class RunEventStore {
 
   /**
    * Writes `events` (at most MAX_APPEND_BATCH) after the run's last event; answers them numbered.
-   * `notices` go out with them, once they are written.
+   * `notices` go out with them, once they are written. With `onlyIf`, they are written only if
+   * that write holds when the statement runs; else nothing is, and the answer is empty.
    */
   async append(
     tenantId: string,
     runId: string,
     events: NewRunEvent[],
     notices: readonly StateNotice[] = [],
+    onlyIf?: EntryWrite,
   ): Promise<RunEvent[]> {
     if (events.length === 0) return [];
-    const { text, params } = this.appendStatement(tenantId, runId, events, notices);
+    const { text, params } = this.appendStatement(tenantId, runId, events, notices, onlyIf);
     for (let attempt = 1; ; attempt++) {
       try {
         const result = await this.database.query(text, params);
-        const first = Math.min(...(result.records as Row[]).map((row) => Number(row.seq)));
+        const rows = result.records as Row[];
+        if (rows.length === 0) return [];
+        const first = Math.min(...rows.map((row) => Number(row.seq)));
         if (!this.postgres) {
           const last = first + events.length - 1;
           this.notifications.sent([
@@ -149,6 +155,7 @@ export class RunEventStore {
     runId: string,
     events: NewRunEvent[],
     notices: readonly StateNotice[],
+    onlyIf: EntryWrite | undefined,
   ) {
     const params: unknown[] = [];
     const p = (value: unknown) => {
@@ -167,8 +174,9 @@ export class RunEventStore {
           `CAST(${p(JSON.stringify(event.data))} AS TEXT), CAST(${p(event.at)} AS BIGINT))`,
       )
       .join(', ');
-    text += `) AS v
-      RETURNING seq`;
+    text += `) AS v`;
+    if (onlyIf) text += `\n      WHERE ${entryWriteHolds(onlyIf, p)}`;
+    text += `\n      RETURNING seq`;
     if (!this.postgres) return { text, params };
     // One round trip: the append and its notifications commit together.
     const others = notices
@@ -181,7 +189,7 @@ export class RunEventStore {
       note AS (SELECT pg_notify('${RUN_EVENTS_CHANNEL}',
                  json_build_array(CAST(${p(tenantId)} AS TEXT), CAST(${p(runId)} AS TEXT),
                                   MAX(seq))::text) AS sent${others}
-                 FROM ins)
+                 FROM ins HAVING COUNT(*) > 0)
       SELECT ins.seq FROM ins CROSS JOIN note`;
     return { text, params };
   }

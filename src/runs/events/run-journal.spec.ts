@@ -1,17 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import type { NewRunEvent, RunEvent } from './run-event.js';
 import { RunJournal } from './run-journal.js';
 
-/** An in-memory log: numbers events like the store, records each append as one statement. */
-function memoryLog(fail = 0) {
+/**
+ * An in-memory log: numbers events like the store, records each append as one statement (with
+ * the write it was conditioned on); `holds` says whether such a write holds.
+ */
+function memoryLog(fail = 0, holds: (write: EntryWrite) => boolean = () => true) {
   const statements: NewRunEvent[][] = [];
+  const conditions: Array<EntryWrite | undefined> = [];
   let failures = fail;
   let last = 0;
-  const append = async (events: NewRunEvent[]): Promise<RunEvent[]> => {
+  const append = async (events: NewRunEvent[], onlyIf?: EntryWrite): Promise<RunEvent[]> => {
     await Promise.resolve();
     if (failures-- > 0) throw new Error('backend away');
+    if (onlyIf && !holds(onlyIf)) return [];
     statements.push(events);
+    conditions.push(onlyIf);
     return events.map((event) => ({
       id: ++last,
       type: event.type,
@@ -19,8 +26,14 @@ function memoryLog(fail = 0) {
       data: event.data,
     }));
   };
-  return { append, statements, all: () => statements.flat() };
+  return { append, statements, conditions, all: () => statements.flat() };
 }
+
+const write = (version: number): EntryWrite => ({
+  key: { tenantId: 't', sessionId: 'run:r', key: 'record' },
+  version,
+  json: '{}',
+});
 
 const options = (extra: Partial<{ maxEvents: number; deltas: boolean }> = {}) => ({
   maxEvents: 1000,
@@ -106,5 +119,60 @@ describe('RunJournal', () => {
     lost.emit('run.started', {});
     await expect(lost.flush()).resolves.toBeUndefined();
     expect(down.all()).toHaveLength(0);
+  });
+
+  it('writes an event that belongs to a write with the events before it, on its condition', async () => {
+    const log = memoryLog();
+    const journal = new RunJournal('t', 'r', log.append, options());
+    journal.emit('run.started', {});
+    journal.emit('run.progressed', { turns: 1 });
+    journal.emit('run.settled', { n: 1 }, write(3));
+    journal.emit('run.cancel_requested', {});
+    await journal.flush();
+    expect(log.statements.map((batch) => batch.map((event) => event.type))).toEqual([
+      ['run.started', 'run.progressed', 'run.settled'],
+      ['run.cancel_requested'],
+    ]);
+    expect(log.conditions).toEqual([write(3), undefined]);
+  });
+
+  it('ends the wait of a drain gathering a batch, in time for the group of its write', async () => {
+    const log = memoryLog();
+    const asked: NewRunEvent[][] = [];
+    const journal = new RunJournal(
+      't',
+      'r',
+      (events, onlyIf) => {
+        asked.push(events);
+        return log.append(events, onlyIf);
+      },
+      options(),
+    );
+    journal.emit('run.started', {});
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(asked).toEqual([]); // gathering (up to 100 ms)
+    // A statement group goes out at the end of the I/O round in which its first write was asked.
+    const groupGoes = new Promise((resolve) => setImmediate(() => resolve(asked.length)));
+    journal.emit('run.settled', {}, write(2));
+    expect(await groupGoes).toBe(1);
+    await journal.flush();
+    expect(log.all().map((event) => event.type)).toEqual(['run.started', 'run.settled']);
+  });
+
+  it('leaves out an event whose write does not hold, and writes the events before it', async () => {
+    const log = memoryLog(0, (w) => w.version !== 5);
+    const journal = new RunJournal('t', 'r', log.append, options());
+    journal.emit('run.started', {});
+    journal.emit('tool.finished', { call_id: 'a' });
+    journal.emit('run.settled', { lost: true }, write(5));
+    await journal.flush();
+    expect(log.all().map((event) => event.type)).toEqual(['run.started', 'tool.finished']);
+    expect(log.conditions).toEqual([undefined]);
+
+    const alone = memoryLog(0, () => false);
+    const settledOnly = new RunJournal('t', 'r', alone.append, options());
+    settledOnly.emit('run.settled', {}, write(2));
+    await settledOnly.flush();
+    expect(alone.statements).toEqual([]);
   });
 });

@@ -1,10 +1,14 @@
 import type { Logger } from '@nestjs/common';
 import { AmbientSlot } from '../../platform/context/ambient-slot.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import type { NewRunEvent, RunEvent, RunEventData, RunEventType } from './run-event.js';
 import { MAX_APPEND_BATCH } from './run-event.store.js';
 
-/** Where a journal's events go: written in order, answered numbered. */
-export type AppendEvents = (events: NewRunEvent[]) => Promise<RunEvent[]>;
+/**
+ * Where a journal's events go: written in order, answered numbered. With `onlyIf`, written only
+ * if that write holds (answered empty when it does not).
+ */
+export type AppendEvents = (events: NewRunEvent[], onlyIf?: EntryWrite) => Promise<RunEvent[]>;
 
 export interface JournalOptions {
   /** Past this many events in the run's log, deltas are no longer written (the rest are). */
@@ -40,15 +44,27 @@ const current = new AmbientSlot<Scope>('svc.run.journal');
  * and never throws: events queue and are written in batches, one statement at a time and in
  * order, so a burst of deltas costs one statement, not one per token. `flush` waits for what
  * was emitted so far; a run's settling flushes before it answers, so its log ends with the
- * settled event by the time anyone can read the result. The journal of the code running now
- * is `RunJournal.current()` (the run lifecycle sets it for the whole execution), so the loop,
- * a step and a provider's deltas reach the log without being handed it.
+ * settled event by the time anyone can read the result.
+ *
+ * An event that belongs to a write (`emit`'s `onlyIf`: the settled event, to the settled
+ * record) is written only if that write holds, and is asked for at once, so that it joins the
+ * write's group and both commit in one transaction. The events queued before it go with it,
+ * and on their own if the write failed.
+ *
+ * The journal of the code running now is `RunJournal.current()` (the run lifecycle sets it for
+ * the whole execution), so the loop, a step and a provider's deltas reach the log without being
+ * handed it.
  */
 export class RunJournal {
   private queue: NewRunEvent[] = [];
+  /** The queued events that belong to a write (each ends its batch). */
+  private readonly conditions = new Map<NewRunEvent, EntryWrite>();
   private draining: Promise<void> | null = null;
-  /** Ends the wait of the drain that gathers a batch (starts writing now). */
-  private gathering: { start: () => void } | null = null;
+  /**
+   * Ends the wait of the drain that gathers a batch: it starts writing after this round of I/O,
+   * or `now` (in this turn, before the statements asked for in it go out).
+   */
+  private gathering: { start: (now?: boolean) => void } | null = null;
   private lastId = 0;
 
   constructor(
@@ -78,13 +94,18 @@ export class RunJournal {
     return this.options.deltas && this.lastId < this.options.maxEvents;
   }
 
-  emit(type: RunEventType, data: RunEventData): void {
+  /** Queues an event; with `onlyIf`, one that belongs to that write (see the class). */
+  emit(type: RunEventType, data: RunEventData, onlyIf?: EntryWrite): void {
     if (type === 'model.delta' && !this.wantsDeltas) return;
     const step = current.get()?.step;
-    this.queue.push({ type, at: Date.now(), data: step === undefined ? data : { step, ...data } });
-    if (type === 'model.delta') this.gathering?.start();
+    const event = { type, at: Date.now(), data: step === undefined ? data : { step, ...data } };
+    this.queue.push(event);
+    if (onlyIf) {
+      this.conditions.set(event, onlyIf);
+      this.gathering?.start(true);
+    } else if (type === 'model.delta') this.gathering?.start();
     if (this.draining) return;
-    this.draining = this.drain(type === 'model.delta' ? 0 : GATHER_MS);
+    this.draining = this.drain(onlyIf ? null : type === 'model.delta' ? 0 : GATHER_MS);
   }
 
   /** Resolves once every event emitted so far is written (or given up). */
@@ -93,31 +114,53 @@ export class RunJournal {
     while (this.draining) await this.draining;
   }
 
-  private async drain(gatherMs: number): Promise<void> {
+  /** `gatherMs` null: no wait, the first batch is asked for before this returns. */
+  private async drain(gatherMs: number | null): Promise<void> {
     // Let the burst that started the drain join the first batch.
-    await new Promise<void>((resolve) => {
-      const start = () => {
-        clearTimeout(timer);
-        this.gathering = null;
-        setImmediate(resolve);
-      };
-      const timer = setTimeout(start, gatherMs);
-      this.gathering = { start };
-    });
+    if (gatherMs !== null) {
+      await new Promise<void>((resolve) => {
+        const start = (now?: boolean) => {
+          clearTimeout(timer);
+          this.gathering = null;
+          if (now) resolve();
+          else setImmediate(resolve);
+        };
+        const timer = setTimeout(start, gatherMs);
+        this.gathering = { start };
+      });
+    }
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_APPEND_BATCH);
-        await this.write(batch);
-      }
+      while (this.queue.length > 0) await this.writeNext();
     } finally {
       this.draining = null;
     }
   }
 
-  private async write(batch: NewRunEvent[]): Promise<void> {
+  /** The next batch: up to the bound, ending at the first event that belongs to a write. */
+  private writeNext(): Promise<void> {
+    let size = Math.min(this.queue.length, MAX_APPEND_BATCH);
+    let onlyIf: EntryWrite | undefined;
+    for (let i = 0; i < size; i++) {
+      onlyIf = this.conditions.get(this.queue[i]);
+      if (!onlyIf) continue;
+      this.conditions.delete(this.queue[i]);
+      size = i + 1;
+      break;
+    }
+    return this.write(this.queue.splice(0, size), onlyIf);
+  }
+
+  private async write(batch: NewRunEvent[], onlyIf?: EntryWrite): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const written = await this.append(batch);
+        let written = await this.append(batch, onlyIf);
+        if (onlyIf && written.length === 0) {
+          // The write did not hold (it failed, or another owner's stands): its event is not
+          // part of the run's log; the events before it are.
+          batch = batch.slice(0, -1);
+          onlyIf = undefined;
+          written = batch.length > 0 ? await this.append(batch) : [];
+        }
         this.lastId = written.at(-1)?.id ?? this.lastId;
         return;
       } catch (error) {

@@ -108,9 +108,21 @@ export class GraphExecution {
   }
 
   checkpoint(): Promise<void> {
+    return this.write((record, version) => this.services.records.put(record, version));
+  }
+
+  /** The last checkpoint: the record settled, written with its settled event (RunLifecycle). */
+  settle(): Promise<void> {
+    return this.write((record, version) =>
+      this.services.lifecycle.settle(record, version, this.actor),
+    );
+  }
+
+  /** Writes the record after the writes before it, at the version this process last wrote. */
+  private write(put: (record: GraphRecord, version: number) => Promise<number>): Promise<void> {
     const write = this.writes.then(async () => {
       this.signal.throwIfAborted();
-      this.version = await this.services.records.put(this.record, this.version);
+      this.version = await put(this.record, this.version);
     });
     this.writes = write.catch(() => undefined);
     return write;

@@ -177,8 +177,7 @@ export class GraphRunner {
     try {
       if (!settleOnly) await this.engines[record.graph.topology].advance(run);
       settleRecord(record, run.answer);
-      await run.checkpoint();
-      this.lifecycle.settled(record, run.actor);
+      await run.settle();
       return record;
     } catch (error) {
       const stopped = stoppedReason(error, signal);
@@ -201,8 +200,7 @@ export class GraphRunner {
     record.error = runError(error);
     record.paused = false;
     record.ended_at = now();
-    await run.checkpoint();
-    this.lifecycle.settled(record, run.actor);
+    await run.settle();
     return record;
   }
 }

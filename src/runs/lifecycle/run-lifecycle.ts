@@ -7,6 +7,7 @@ import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
 import { linkTo } from '../../platform/telemetry/tracing.service.js';
 import type { RunMarks, RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
+import { RunRecordStore } from '../record/run-record.store.js';
 import { RunEventLog } from '../events/run-event-log.js';
 import type { RunEventData, RunEventType } from '../events/run-event.js';
 import { RunJournal } from '../events/run-journal.js';
@@ -59,6 +60,7 @@ export class RunLifecycle {
     private readonly tracing: RunTracing,
     private readonly metrics: Metrics,
     private readonly webhooks: RunWebhooks,
+    private readonly records: RunRecordStore,
   ) {}
 
   /**
@@ -141,15 +143,26 @@ export class RunLifecycle {
     journal()?.emit('run.progressed', { turns: run.turns, tool_calls: run.tool_calls });
   }
 
-  /** The run's settled state is recorded: completed, failed, denied, or paused for a decision. */
-  settled(run: StoredRun, actor?: string): void {
+  /**
+   * Records the run's settled state (completed, failed, denied, cancelled, or paused for a
+   * decision): its record written at `version` (conditional, like every checkpoint; a
+   * StateConflictError when another owner's write stands), with its settled event, which is
+   * written only if the record is (in the same transaction, unless the run's log is being
+   * written at that moment). Then observers, its webhook and the audit trail learn it. Answers
+   * the record's new version.
+   */
+  async settle(run: StoredRun, version: number, actor?: string): Promise<number> {
     const view = runView(run);
+    const type = run.status === 'paused' ? 'run.paused' : 'run.settled';
+    const log = journal();
+    const written = await this.records.putWith(run, version, (write) =>
+      log?.emit(type, { run: asData(view) }, write),
+    );
     const marks = marksOf(run);
     this.events.settled(view, marks);
-    journal()?.emit(run.status === 'paused' ? 'run.paused' : 'run.settled', { run: asData(view) });
     this.webhooks.settled(view, marks);
     const kind = SETTLED_KINDS[run.status];
-    if (!kind) return;
+    if (!kind) return written;
     this.audit.record({
       kind,
       tenantId: run.tenant_id,
@@ -163,16 +176,18 @@ export class RunLifecycle {
         ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
       },
     });
+    return written;
   }
 
   /**
-   * The run settled without executing here (a cancelled run nobody was executing, or one
+   * `settle` for a run nobody executes here (a cancelled run nobody was executing, or one
    * stopped by its cancellation): its settled event is written and flushed like any other.
    */
-  async settledHere(run: StoredRun, actor?: string): Promise<void> {
-    const journal = this.log.open(run.tenant_id, run.run_id, false);
-    journal.within(() => this.settled(run, actor));
-    await Promise.all([journal.flush(), this.events.flush(), this.audit.flush()]);
+  async settleHere(run: StoredRun, version: number, actor?: string): Promise<number> {
+    const here = this.log.open(run.tenant_id, run.run_id, false);
+    const written = await here.within(() => this.settle(run, version, actor));
+    await Promise.all([here.flush(), this.events.flush(), this.audit.flush()]);
+    return written;
   }
 
   /** Something happened to a run outside its execution (a cancellation was asked for). */

@@ -195,8 +195,7 @@ export class PlainRunner {
             error: runError(error),
             ended_at: now(),
           };
-          await this.records.put(failed, version);
-          this.lifecycle.settled(failed);
+          await this.lifecycle.settle(failed, version);
           return failed;
         });
       },
@@ -421,8 +420,7 @@ export class PlainRunner {
       ended_at: now(),
     };
     await execution.writes;
-    execution.version = await this.records.put(settled, execution.version);
-    this.lifecycle.settled(settled);
+    execution.version = await this.lifecycle.settle(settled, execution.version);
     return settled;
   }
 
@@ -440,8 +438,7 @@ export class PlainRunner {
       ended_at: now(),
     };
     await execution.writes;
-    execution.version = await this.records.put(failed, execution.version);
-    this.lifecycle.settled(failed);
+    execution.version = await this.lifecycle.settle(failed, execution.version);
     return failed;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { runScope } from '../../platform/state/state-scopes.js';
 import {
+  type EntryWrite,
   type JsonValue,
   StateConflictError,
   type StateKey,
@@ -23,6 +24,8 @@ export interface VersionedRun {
   run: StoredRun;
   version: number;
 }
+
+const versionOf = (entry: { version: number }) => entry.version;
 
 const recordKey = (tenantId: string, runId: string): StateKey => ({
   tenantId,
@@ -75,5 +78,24 @@ export class RunRecordStore {
       expectedVersion === undefined ? {} : { expectedVersion },
     );
     return entry.version;
+  }
+
+  /**
+   * `put` at `expectedVersion` that hands `alongside` the write as its statement goes out, for
+   * what must be written only with it (the run's settled event; see EntryWrite). Like putAt,
+   * a run JSON cannot write throws at once.
+   */
+  putWith(
+    run: StoredRun,
+    expectedVersion: number,
+    alongside: (write: EntryWrite) => void,
+  ): Promise<number> {
+    const { entry, write } = this.store.putAt(
+      recordKey(run.tenant_id, run.run_id),
+      run as unknown as JsonValue,
+      expectedVersion,
+    );
+    alongside(write);
+    return entry.then(versionOf);
   }
 }

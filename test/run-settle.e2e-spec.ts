@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { AuditSink } from '../src/platform/audit/audit-sink.js';
+import { newRecordId } from '../src/platform/ids/new-record-id.js';
+import { StateConflictError } from '../src/platform/state/state-store.js';
+import { RunEventLog } from '../src/runs/events/run-event-log.js';
+import { RunEventStore } from '../src/runs/events/run-event.store.js';
+import { RunLifecycle } from '../src/runs/lifecycle/run-lifecycle.js';
+import type { StoredRun } from '../src/runs/record/run-record.js';
+import { RunRecordStore } from '../src/runs/record/run-record.store.js';
+import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
+import { type RunningGateway, startGateway } from './support/gateway.js';
+
+const ROOT = 'run-settle-root-key';
+
+// A run's settled record and its settled event are one thing: both are written, in one
+// transaction when the run's log is not being written at that moment, or neither is.
+describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s)', (backend) => {
+  let fixture: BackendFixture;
+  let gateway: RunningGateway;
+  let template: StoredRun;
+
+  const records = () => gateway.app.get(RunRecordStore);
+  const lifecycle = () => gateway.app.get(RunLifecycle);
+  const eventsOf = async (runId: string) =>
+    gateway.app.get(RunEventStore).after('acme', runId, 0, 100);
+
+  /** A run recorded `running` (version 1), made from a real run's record. */
+  const runningRun = async (): Promise<StoredRun> => {
+    const run: StoredRun = {
+      ...template,
+      run_id: newRecordId(),
+      status: 'running',
+      ended_at: null,
+    };
+    await records().put(run, 0);
+    return run;
+  };
+
+  /** Settles `run` at `version` in an execution of its own that first reports progress. */
+  const settleInExecution = async (run: StoredRun, version: number) => {
+    const journal = gateway.app.get(RunEventLog).open('acme', run.run_id, false);
+    const settled: StoredRun = { ...run, status: 'completed', ended_at: new Date().toISOString() };
+    try {
+      return await journal.within(() => {
+        lifecycle().progressed(run);
+        return lifecycle().settle(settled, version);
+      });
+    } finally {
+      await journal.flush();
+    }
+  };
+
+  beforeAll(async () => {
+    fixture = await createBackend(backend);
+    gateway = await startGateway({ ...fixture.env, SVC_API_KEY: ROOT });
+    const ran = await request(gateway.url)
+      .post('/v1/agent/run')
+      .set('Authorization', `Bearer ${ROOT}`)
+      .send({ tenant_id: 'acme', prompt: 'hello' })
+      .expect(200);
+    template = (await records().get('acme', ran.body.run_id as string))!;
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await fixture?.cleanup();
+  });
+
+  it('writes the settled record and its settled event after the events before it', async () => {
+    const run = await runningRun();
+    expect(await settleInExecution(run, 1)).toBe(2);
+    expect(await records().get('acme', run.run_id)).toMatchObject({ status: 'completed' });
+    const events = await eventsOf(run.run_id);
+    expect(events.map((event) => event.type)).toEqual(['run.progressed', 'run.settled']);
+    expect(events[1].data.run).toMatchObject({ run_id: run.run_id, status: 'completed' });
+    if (fixture.database) {
+      // One transaction: PostgreSQL stamps every row it wrote with the same xmin.
+      const [record] = await fixture.database.query<{ xmin: string }>(
+        `SELECT xmin::text FROM state_entries WHERE tenant_id = 'acme' AND session_id = $1 AND "key" = 'record'`,
+        [`run:${run.run_id}`],
+      );
+      const written = await fixture.database.query<{ xmin: string }>(
+        `SELECT xmin::text FROM run_events WHERE tenant_id = 'acme' AND run_id = $1`,
+        [run.run_id],
+      );
+      expect(written.map((row) => row.xmin)).toEqual([record.xmin, record.xmin]);
+    }
+  });
+
+  it("writes no settled event, and tells nobody, when another owner's record stands", async () => {
+    const run = await runningRun();
+    // The owner that took the run over checkpointed it meanwhile (version 2).
+    await records().put({ ...run, turns: 1 }, 1);
+    await expect(settleInExecution(run, 1)).rejects.toBeInstanceOf(StateConflictError);
+    expect(await records().get('acme', run.run_id)).toMatchObject({ status: 'running', turns: 1 });
+    // What this execution did before is in the log; a settlement that did not happen is not.
+    expect((await eventsOf(run.run_id)).map((event) => event.type)).toEqual(['run.progressed']);
+    const audit = gateway.app.get(AuditSink);
+    expect(await audit.list({ tenantId: 'acme', runId: run.run_id })).toEqual([]);
+  });
+
+  it('writes nothing when the settled run is the only event and its write fails', async () => {
+    const run = await runningRun();
+    const settled: StoredRun = { ...run, status: 'failed', ended_at: new Date().toISOString() };
+    await expect(lifecycle().settleHere(settled, 5)).rejects.toBeInstanceOf(StateConflictError);
+    expect(await eventsOf(run.run_id)).toEqual([]);
+    expect(await records().get('acme', run.run_id)).toMatchObject({ status: 'running' });
+  });
+});
