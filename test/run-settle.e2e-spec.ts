@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { AuditSink } from '../src/platform/audit/audit-sink.js';
 import { newRecordId } from '../src/platform/ids/new-record-id.js';
-import { StateConflictError } from '../src/platform/state/state-store.js';
+import { sqlDialect } from '../src/platform/state/sql-dialect.js';
+import { StateDatabase } from '../src/platform/state/state-database.service.js';
+import { StateConflictError, StateStore } from '../src/platform/state/state-store.js';
 import { RunEventLog } from '../src/runs/events/run-event-log.js';
 import { RunEventStore } from '../src/runs/events/run-event.store.js';
+import { RunLeases } from '../src/runs/lifecycle/run-lease.js';
 import { RunLifecycle } from '../src/runs/lifecycle/run-lifecycle.js';
 import type { StoredRun } from '../src/runs/record/run-record.js';
 import { RunRecordStore } from '../src/runs/record/run-record.store.js';
@@ -13,8 +16,8 @@ import { type RunningGateway, startGateway } from './support/gateway.js';
 
 const ROOT = 'run-settle-root-key';
 
-// A run's settled record and its settled event are one thing: both are written, in one
-// transaction when the run's log is not being written at that moment, or neither is.
+// A run's settled record, its settled event and the release of its lease are one thing: all are
+// written, in one transaction when the run's log is not being written at that moment, or none.
 describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s)', (backend) => {
   let fixture: BackendFixture;
   let gateway: RunningGateway;
@@ -37,8 +40,12 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
     return run;
   };
 
-  /** Settles `run` at `version` in an execution of its own that first reports progress. */
+  /**
+   * Settles `run` at `version` in an execution of its own that first reports progress, under
+   * the run's lease (given up afterwards, as AgentRunner does).
+   */
   const settleInExecution = async (run: StoredRun, version: number) => {
+    const lease = (await gateway.app.get(RunLeases).claim('acme', run.run_id))!;
     const journal = gateway.app.get(RunEventLog).open('acme', run.run_id, false);
     const settled: StoredRun = { ...run, status: 'completed', ended_at: new Date().toISOString() };
     try {
@@ -48,7 +55,22 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
       });
     } finally {
       await journal.flush();
+      leaseAfterSettle = await leaseOwner(run.run_id);
+      await lease.finish();
     }
+  };
+  let leaseAfterSettle: string | null = null;
+
+  /** Who holds the run's lease in the database (null: nobody). */
+  const leaseOwner = async (runId: string): Promise<string | null> => {
+    const p = sqlDialect(fixture.backend).param;
+    const result = await gateway.app
+      .get(StateDatabase)
+      .query(`SELECT owner FROM run_leases WHERE tenant_id = ${p(1)} AND run_id = ${p(2)}`, [
+        'acme',
+        `run:${runId}`,
+      ]);
+    return (result.records[0] as { owner: string } | undefined)?.owner ?? null;
   };
 
   beforeAll(async () => {
@@ -67,9 +89,10 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
     await fixture?.cleanup();
   });
 
-  it('writes the settled record and its settled event after the events before it', async () => {
+  it('writes the settled record and its settled event, and gives the lease up with them', async () => {
     const run = await runningRun();
     expect(await settleInExecution(run, 1)).toBe(2);
+    expect(leaseAfterSettle).toBeNull();
     expect(await records().get('acme', run.run_id)).toMatchObject({ status: 'completed' });
     const events = await eventsOf(run.run_id);
     expect(events.map((event) => event.type)).toEqual(['run.progressed', 'run.settled']);
@@ -93,6 +116,8 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
     // The owner that took the run over checkpointed it meanwhile (version 2).
     await records().put({ ...run, turns: 1 }, 1);
     await expect(settleInExecution(run, 1)).rejects.toBeInstanceOf(StateConflictError);
+    // The lease is still held: the run was not settled here.
+    expect(leaseAfterSettle).toBe(gateway.app.get(StateStore).owner);
     expect(await records().get('acme', run.run_id)).toMatchObject({ status: 'running', turns: 1 });
     // What this execution did before is in the log; a settlement that did not happen is not.
     expect((await eventsOf(run.run_id)).map((event) => event.type)).toEqual(['run.progressed']);

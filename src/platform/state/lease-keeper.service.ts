@@ -3,7 +3,12 @@ import { ConfigService } from '@nestjs/config';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { OutageLog } from '../logging/outage-log.js';
-import { LeaseLostError, StateStore, StateUnavailableError } from './state-store.js';
+import {
+  type EntryWrite,
+  LeaseLostError,
+  StateStore,
+  StateUnavailableError,
+} from './state-store.js';
 
 /**
  * A lease this process holds and renews every TTL/3 until released. Its signal aborts when the
@@ -23,6 +28,8 @@ export class HeldLease {
   private heldUntil: number;
   private released = false;
   private renewing = false;
+  /** A release sent with a write (releaseWith), until it answers. */
+  private releasing?: Promise<unknown>;
 
   constructor(
     private readonly store: StateStore,
@@ -45,7 +52,27 @@ export class HeldLease {
   }
 
   async release(): Promise<void> {
+    await this.releasing;
     await this.end(() => this.store.releaseRunLease(this.tenantId, this.key));
+  }
+
+  /**
+   * Sends the release now, to be done only if `write` holds (in its statement group: the lease
+   * goes in the transaction of the run's settled record). Once it has, the lease is given up
+   * here; if it has not (the write failed), the lease is still held, and `release` or
+   * `handOver` give it up as they would have.
+   */
+  releaseWith(write: EntryWrite): void {
+    if (this.released || this.releasing) return;
+    this.releasing = this.store.releaseRunLease(this.tenantId, this.key, write).then(
+      (released) => {
+        this.releasing = undefined;
+        if (released) this.stop();
+      },
+      () => {
+        this.releasing = undefined;
+      },
+    );
   }
 
   /**
@@ -53,6 +80,7 @@ export class HeldLease {
    * not finish (it is shutting down, or failed mid-way): another replica's sweep takes it over.
    */
   async handOver(): Promise<void> {
+    await this.releasing;
     await this.end(() => this.store.expireRunLease(this.tenantId, this.key));
   }
 
@@ -118,6 +146,14 @@ export class HeldLease {
     } finally {
       this.onRelease();
     }
+  }
+
+  /** Given up in the database already, or never held there: only this process forgets it. */
+  private stop(): void {
+    if (this.released) return;
+    this.released = true;
+    clearTimeout(this.timer);
+    this.onRelease();
   }
 }
 

@@ -3,7 +3,12 @@ import { Logger } from '@nestjs/common';
 import type { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { type HeldLease, LeaseKeeper } from './lease-keeper.service.js';
-import { LeaseLostError, type StateStore, StateUnavailableError } from './state-store.js';
+import {
+  type EntryWrite,
+  LeaseLostError,
+  type StateStore,
+  StateUnavailableError,
+} from './state-store.js';
 
 const TTL_MS = 3_000;
 const RENEW_EVERY_MS = TTL_MS / 3;
@@ -42,7 +47,14 @@ class LeaseStore {
     }
   }
 
-  releaseRunLease = () => {
+  /** Releases sent with a write, and whether that write holds. */
+  releasedWith: EntryWrite[] = [];
+  writeHolds = true;
+  releaseRunLease = (_tenantId: string, _runId: string, onlyIf?: EntryWrite) => {
+    if (onlyIf) {
+      this.releasedWith.push(onlyIf);
+      return Promise.resolve(this.writeHolds);
+    }
     this.releases += 1;
     return Promise.resolve(true);
   };
@@ -197,4 +209,36 @@ describe('HeldLease', () => {
       await again.release();
     },
   );
+
+  const settled: EntryWrite = {
+    key: { tenantId: 't', sessionId: 'run:r1', key: 'record' },
+    version: 3,
+    json: '{"status":"completed"}',
+  };
+
+  it('is given up with a write that holds, and nothing is left to release', async () => {
+    const lease = await acquire();
+    lease.releaseWith(settled);
+    expect(store.releasedWith).toEqual([settled]); // sent at once, with the write
+    await lease.release();
+    expect(store.releases).toBe(0);
+    const renewals = store.renewals;
+    await advance(3 * TTL_MS);
+    expect(store.renewals).toBe(renewals);
+    expect(lease.signal.aborted).toBe(false);
+    const again = await acquire(); // not held here any more
+    await again.release();
+  });
+
+  it('stays held when the write it was sent with does not hold', async () => {
+    store.writeHolds = false;
+    const lease = await acquire();
+    lease.releaseWith(settled);
+    await advance(2 * TTL_MS);
+    expect(lease.signal.aborted).toBe(false);
+    expect(store.renewals).toBeGreaterThanOrEqual(5);
+    expect(await keeper.acquire('t', 'run:r1')).toBeNull();
+    await lease.handOver();
+    expect(store.releases).toBe(0);
+  });
 });

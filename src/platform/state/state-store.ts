@@ -107,8 +107,12 @@ export abstract class StateStore {
   abstract claimRunLease(tenantId: string, runId: string, ttlMs: number): Promise<RunLease | null>;
   /** Extends a lease this owner holds; false if it was lost (taken over after expiring). */
   abstract renewRunLease(tenantId: string, runId: string, ttlMs: number): Promise<boolean>;
-  /** Gives the lease up so the next claim wins at once; false if this owner did not hold it. */
-  abstract releaseRunLease(tenantId: string, runId: string): Promise<boolean>;
+  /**
+   * Gives the lease up so the next claim wins at once; false if this owner did not hold it. With
+   * `onlyIf`, only if that write holds (a run's lease goes with its settled record, in the
+   * record's transaction: see EntryWrite).
+   */
+  abstract releaseRunLease(tenantId: string, runId: string, onlyIf?: EntryWrite): Promise<boolean>;
   /**
    * Expires a lease this owner holds without deleting it: the next claim wins at once, and a
    * sweep for expired run leases finds it (an unfinished run handed over to another replica).

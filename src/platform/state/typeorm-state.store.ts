@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { QueryResult, Repository } from 'typeorm';
 import { StateEntryEntity } from './entities/state-entry.entity.js';
+import { entryWriteHolds } from './entry-write.js';
 import { type SqlDialect, sql, sqlDialect } from './sql-dialect.js';
 import { StateDatabase } from './state-database.service.js';
 import {
@@ -106,6 +107,7 @@ type Operation = keyof typeof OPERATIONS;
 @Injectable()
 export class TypeormStateStore extends StateStore {
   readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
   private readonly spans: Record<Operation, SpanSpec>;
 
@@ -114,7 +116,8 @@ export class TypeormStateStore extends StateStore {
     @Optional() private readonly tracing?: Tracing,
   ) {
     super();
-    this.sql = statements(sqlDialect(database.backend));
+    this.dialect = sqlDialect(database.backend);
+    this.sql = statements(this.dialect);
     this.spans = Object.fromEntries(
       Object.entries(OPERATIONS).map(([operation, table]) => [
         operation,
@@ -242,13 +245,17 @@ export class TypeormStateStore extends StateStore {
     return (result.affected ?? 0) > 0;
   }
 
-  async releaseRunLease(tenantId: string, runId: string): Promise<boolean> {
+  async releaseRunLease(tenantId: string, runId: string, onlyIf?: EntryWrite): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
-    const result = await this.run('release_run_lease', this.sql.releaseLease, [
-      tenantId,
-      runId,
-      this.owner,
-    ]);
+    const params: unknown[] = [tenantId, runId, this.owner];
+    let text = this.sql.releaseLease;
+    if (onlyIf) {
+      text += ` AND ${entryWriteHolds(onlyIf, (value) => {
+        params.push(value);
+        return this.dialect.param(params.length);
+      })}`;
+    }
+    const result = await this.run('release_run_lease', text, params);
     return (result.affected ?? 0) > 0;
   }
 

@@ -8,6 +8,7 @@ import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { runScope } from '../../platform/state/state-scopes.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 
 /** How long shutdown waits for this process's runs to stop and hand their leases over. */
@@ -80,6 +81,14 @@ export class RunLease {
   get cancelled(): RunCancelled | null {
     const reason: unknown = this.signal.reason;
     return reason instanceof RunCancelled && !this.held.signal.aborted ? reason : null;
+  }
+
+  /**
+   * The lease goes with `write` (the run's settled record), in its transaction, if the write
+   * holds; `finish` then has nothing left to give up in the database.
+   */
+  releaseWith(write: EntryWrite): void {
+    this.held.releaseWith(write);
   }
 
   /** The run settled (or never started): the lease goes, the next claim wins at once. */

@@ -13,6 +13,7 @@ import type { RunEventData, RunEventType } from '../events/run-event.js';
 import { RunJournal } from '../events/run-journal.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { RunEvents } from './run-events.js';
+import { RunLeases } from './run-lease.js';
 import { insideRun } from './run-lineage.js';
 import { type RunTrace, RunTracing } from './run-tracing.service.js';
 
@@ -61,6 +62,7 @@ export class RunLifecycle {
     private readonly metrics: Metrics,
     private readonly webhooks: RunWebhooks,
     private readonly records: RunRecordStore,
+    private readonly leases: RunLeases,
   ) {}
 
   /**
@@ -148,16 +150,18 @@ export class RunLifecycle {
    * decision): its record written at `version` (conditional, like every checkpoint; a
    * StateConflictError when another owner's write stands), with its settled event, which is
    * written only if the record is (in the same transaction, unless the run's log is being
-   * written at that moment). Then observers, its webhook and the audit trail learn it. Answers
-   * the record's new version.
+   * written at that moment), and so is the release of its lease when this process holds it.
+   * Then observers, its webhook and the audit trail learn it. Answers the record's new version.
    */
   async settle(run: StoredRun, version: number, actor?: string): Promise<number> {
     const view = runView(run);
     const type = run.status === 'paused' ? 'run.paused' : 'run.settled';
     const log = journal();
-    const written = await this.records.putWith(run, version, (write) =>
-      log?.emit(type, { run: asData(view) }, write),
-    );
+    const lease = this.leases.heldFor(run.tenant_id, run.run_id);
+    const written = await this.records.putWith(run, version, (write) => {
+      log?.emit(type, { run: asData(view) }, write);
+      lease?.releaseWith(write);
+    });
     const marks = marksOf(run);
     this.events.settled(view, marks);
     this.webhooks.settled(view, marks);
