@@ -5,7 +5,7 @@ import type { JsonValue } from '../../platform/state/state-store.js';
 import { Metrics } from '../../platform/telemetry/metrics.service.js';
 import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
 import { linkTo } from '../../platform/telemetry/tracing.service.js';
-import type { RunMarks, RunStatus, StoredRun } from '../record/run-record.js';
+import type { RunMarks, RunRecord, RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import { RunEventLog } from '../events/run-event-log.js';
@@ -151,7 +151,7 @@ export class RunLifecycle {
    * StateConflictError when another owner's write stands), with its settled event, which is
    * written only if the record is (in the same transaction, unless the run's log is being
    * written at that moment), and so is the release of its lease when this process holds it.
-   * Then observers, its webhook and the audit trail learn it. Answers the record's new version.
+   * Then observers learn it (`tellSettled`). Answers the record's new version.
    */
   async settle(run: StoredRun, version: number, actor?: string): Promise<number> {
     const view = runView(run);
@@ -162,11 +162,17 @@ export class RunLifecycle {
       log?.emit(type, { run: asData(view) }, write);
       lease?.releaseWith(write);
     });
+    this.tellSettled(run, view, actor);
+    return written;
+  }
+
+  /** Observers, the run's webhook and the audit trail learn that the run settled. */
+  private tellSettled(run: StoredRun, view: RunRecord, actor: string | undefined): void {
     const marks = marksOf(run);
     this.events.settled(view, marks);
     this.webhooks.settled(view, marks);
     const kind = SETTLED_KINDS[run.status];
-    if (!kind) return written;
+    if (!kind) return;
     this.audit.record({
       kind,
       tenantId: run.tenant_id,
@@ -180,7 +186,6 @@ export class RunLifecycle {
         ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
       },
     });
-    return written;
   }
 
   /**
