@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import type { HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import { RunLeases, ShuttingDown, stopRunsAfterMs } from './run-lease.js';
 
 /** A lease keeper whose leases record how they were given up, and can be made to fail. */
@@ -23,6 +24,7 @@ function keeper(options: { failGivingUp?: boolean; taken?: boolean } = {}) {
         signal: lost.signal,
         release: giveUp('released'),
         handOver: giveUp('handed over'),
+        releaseWith: (write: EntryWrite) => ended.push(`released ${key} with v${write.version}`),
       } as unknown as HeldLease);
     },
   };
@@ -120,5 +122,25 @@ describe('RunLeases', () => {
     expect(stopRunsAfterMs(25_000)).toBe(24_000);
     expect(stopRunsAfterMs(1000)).toBe(500);
     expect(stopRunsAfterMs(0)).toBe(0);
+  });
+
+  it('releases the leases held alongside a run with its settled record, until let go', async () => {
+    const { keeper: leases, ended } = keeper();
+    const lease = (await new RunLeases(leases, config()).claim('acme', 'r1'))!;
+    const session = (await leases.acquire('acme', 'session:s1'))!;
+    const letGo = lease.holdAlongside(session);
+    const write = (version: number): EntryWrite => ({
+      key: { tenantId: 'acme', sessionId: 'run:r1', key: 'record' },
+      version,
+      json: '{}',
+    });
+    lease.releaseWith(write(4));
+    letGo();
+    lease.releaseWith(write(5));
+    expect(ended).toEqual([
+      'released run:r1 with v4',
+      'released session:s1 with v4',
+      'released run:r1 with v5',
+    ]);
   });
 });

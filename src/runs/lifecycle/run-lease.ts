@@ -47,6 +47,7 @@ export class RunCancelled extends Error {
  */
 export class RunLease {
   private readonly link: LinkedAbort;
+  private readonly alongside = new Set<HeldLease>();
   /** Aborts when the lease was lost, the process is stopping its runs, or the run is cancelled. */
   readonly signal: AbortSignal;
 
@@ -85,10 +86,22 @@ export class RunLease {
 
   /**
    * The lease goes with `write` (the run's settled record), in its transaction, if the write
-   * holds; `finish` then has nothing left to give up in the database.
+   * holds; `finish` then has nothing left to give up in the database. So do the leases held
+   * alongside it (`holdAlongside`).
    */
   releaseWith(write: EntryWrite): void {
     this.held.releaseWith(write);
+    for (const lease of this.alongside) lease.releaseWith(write);
+  }
+
+  /**
+   * A lease the run holds besides its own while it executes (its session's), released with its
+   * settled record too; its holder still releases it as before (nothing is left to do then).
+   * Returns the function that lets go of it here.
+   */
+  holdAlongside(lease: HeldLease): () => void {
+    this.alongside.add(lease);
+    return () => this.alongside.delete(lease);
   }
 
   /** The run settled (or never started): the lease goes, the next claim wins at once. */

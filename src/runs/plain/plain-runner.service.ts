@@ -276,10 +276,13 @@ export class PlainRunner {
       );
     }
     const link = new LinkedAbort([lease.signal, held.signal]);
+    // The session's lease goes with the run's settled record when that is written.
+    const letGo = lease.holdAlongside(held);
     try {
       return await work(link.signal);
     } finally {
       link.unlink();
+      letGo();
       await held.release().catch(() => undefined); // it expires on its own
     }
   }
