@@ -34,6 +34,11 @@ const write = (version: number): EntryWrite => ({
   version,
   json: '{}',
 });
+/** The settled record's write at `version`, committed (or failed: `outcome` rejects). */
+const belongsTo = (version: number, outcome: Promise<unknown> = Promise.resolve()) => {
+  outcome.catch(() => undefined);
+  return { write: write(version), outcome };
+};
 
 const options = (extra: Partial<{ maxEvents: number; deltas: boolean }> = {}) => ({
   maxEvents: 1000,
@@ -126,7 +131,7 @@ describe('RunJournal', () => {
     const journal = new RunJournal('t', 'r', log.append, options());
     journal.emit('run.started', {});
     journal.emit('run.progressed', { turns: 1 });
-    journal.emit('run.settled', { n: 1 }, write(3));
+    journal.emit('run.settled', { n: 1 }, belongsTo(3));
     journal.emit('run.cancel_requested', {});
     await journal.flush();
     expect(log.statements.map((batch) => batch.map((event) => event.type))).toEqual([
@@ -153,7 +158,7 @@ describe('RunJournal', () => {
     expect(asked).toEqual([]); // gathering (up to 100 ms)
     // A statement group goes out at the end of the I/O round in which its first write was asked.
     const groupGoes = new Promise((resolve) => setImmediate(() => resolve(asked.length)));
-    journal.emit('run.settled', {}, write(2));
+    journal.emit('run.settled', {}, belongsTo(2));
     expect(await groupGoes).toBe(1);
     await journal.flush();
     expect(log.all().map((event) => event.type)).toEqual(['run.started', 'run.settled']);
@@ -164,15 +169,38 @@ describe('RunJournal', () => {
     const journal = new RunJournal('t', 'r', log.append, options());
     journal.emit('run.started', {});
     journal.emit('tool.finished', { call_id: 'a' });
-    journal.emit('run.settled', { lost: true }, write(5));
+    journal.emit(
+      'run.settled',
+      { lost: true },
+      belongsTo(5, Promise.reject(new Error('conflict'))),
+    );
     await journal.flush();
     expect(log.all().map((event) => event.type)).toEqual(['run.started', 'tool.finished']);
     expect(log.conditions).toEqual([undefined]);
 
     const alone = memoryLog(0, () => false);
     const settledOnly = new RunJournal('t', 'r', alone.append, options());
-    settledOnly.emit('run.settled', {}, write(2));
+    settledOnly.emit('run.settled', {}, belongsTo(2));
     await settledOnly.flush();
     expect(alone.statements).toEqual([]);
+  });
+
+  it('asks again, once its write is committed, for an event sent before that', async () => {
+    // On PostgreSQL a batch sent after the write's own group may run on another connection
+    // before that group commits: the condition does not hold yet.
+    let committed = false;
+    let commit!: () => void;
+    const outcome = new Promise<void>((resolve) => (commit = resolve)).then(() => {
+      committed = true;
+    });
+    const log = memoryLog(0, () => committed);
+    const journal = new RunJournal('t', 'r', log.append, options());
+    journal.emit('tool.finished', { call_id: 'a' });
+    journal.emit('run.settled', {}, belongsTo(4, outcome));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    commit();
+    await journal.flush();
+    expect(log.all().map((event) => event.type)).toEqual(['tool.finished', 'run.settled']);
+    expect(log.conditions).toEqual([write(4)]);
   });
 });

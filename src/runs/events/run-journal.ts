@@ -10,6 +10,13 @@ import { MAX_APPEND_BATCH } from './run-event.store.js';
  */
 export type AppendEvents = (events: NewRunEvent[], onlyIf?: EntryWrite) => Promise<RunEvent[]>;
 
+/** A write an event belongs to: the condition, and the write's own outcome. */
+export interface EventWrite {
+  write: EntryWrite;
+  /** Settles once the write is committed (or has failed). */
+  outcome: Promise<unknown>;
+}
+
 export interface JournalOptions {
   /** Past this many events in the run's log, deltas are no longer written (the rest are). */
   maxEvents: number;
@@ -58,7 +65,7 @@ const current = new AmbientSlot<Scope>('svc.run.journal');
 export class RunJournal {
   private queue: NewRunEvent[] = [];
   /** The queued events that belong to a write (each ends its batch). */
-  private readonly conditions = new Map<NewRunEvent, EntryWrite>();
+  private readonly conditions = new Map<NewRunEvent, EventWrite>();
   private draining: Promise<void> | null = null;
   /**
    * Ends the wait of the drain that gathers a batch: it starts writing after this round of I/O,
@@ -95,7 +102,7 @@ export class RunJournal {
   }
 
   /** Queues an event; with `onlyIf`, one that belongs to that write (see the class). */
-  emit(type: RunEventType, data: RunEventData, onlyIf?: EntryWrite): void {
+  emit(type: RunEventType, data: RunEventData, onlyIf?: EventWrite): void {
     if (type === 'model.delta' && !this.wantsDeltas) return;
     const step = current.get()?.step;
     const event = { type, at: Date.now(), data: step === undefined ? data : { step, ...data } };
@@ -139,7 +146,7 @@ export class RunJournal {
   /** The next batch: up to the bound, ending at the first event that belongs to a write. */
   private writeNext(): Promise<void> {
     let size = Math.min(this.queue.length, MAX_APPEND_BATCH);
-    let onlyIf: EntryWrite | undefined;
+    let onlyIf: EventWrite | undefined;
     for (let i = 0; i < size; i++) {
       onlyIf = this.conditions.get(this.queue[i]);
       if (!onlyIf) continue;
@@ -150,16 +157,25 @@ export class RunJournal {
     return this.write(this.queue.splice(0, size), onlyIf);
   }
 
-  private async write(batch: NewRunEvent[], onlyIf?: EntryWrite): Promise<void> {
+  private async write(batch: NewRunEvent[], onlyIf?: EventWrite): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        let written = await this.append(batch, onlyIf);
+        let written = await this.append(batch, onlyIf?.write);
         if (onlyIf && written.length === 0) {
-          // The write did not hold (it failed, or another owner's stands): its event is not
-          // part of the run's log; the events before it are.
-          batch = batch.slice(0, -1);
-          onlyIf = undefined;
-          written = batch.length > 0 ? await this.append(batch) : [];
+          // Sent after the write's own group (a batch was being written when it came), this
+          // may have run before that group committed, on another connection: asked again once
+          // the write is done. Still not holding, the write failed or another owner's stands:
+          // the event is not part of the run's log; the events before it are.
+          const done = await onlyIf.outcome.then(
+            () => true,
+            () => false,
+          );
+          if (done) written = await this.append(batch, onlyIf.write);
+          if (written.length === 0) {
+            batch = batch.slice(0, -1);
+            onlyIf = undefined;
+            written = batch.length > 0 ? await this.append(batch) : [];
+          }
         }
         this.lastId = written.at(-1)?.id ?? this.lastId;
         return;

@@ -158,8 +158,8 @@ export class RunLifecycle {
     const type = run.status === 'paused' ? 'run.paused' : 'run.settled';
     const log = journal();
     const lease = this.leases.heldFor(run.tenant_id, run.run_id);
-    const written = await this.records.putWith(run, version, (write) => {
-      log?.emit(type, { run: asData(view) }, write);
+    const written = await this.records.putWith(run, version, (write, outcome) => {
+      log?.emit(type, { run: asData(view) }, { write, outcome });
       lease?.releaseWith(write);
     });
     this.tellSettled(run, view, actor);

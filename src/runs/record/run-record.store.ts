@@ -81,21 +81,21 @@ export class RunRecordStore {
   }
 
   /**
-   * `put` at `expectedVersion` that hands `alongside` the write as its statement goes out, for
+   * `put` at `expectedVersion` that hands `alongside` the write (and its outcome) as its statement goes out, for
    * what must be written only with it (the run's settled event; see EntryWrite). Like putAt,
    * a run JSON cannot write throws at once.
    */
   putWith(
     run: StoredRun,
     expectedVersion: number,
-    alongside: (write: EntryWrite) => void,
+    alongside: (write: EntryWrite, entry: Promise<unknown>) => void,
   ): Promise<number> {
     const { entry, write } = this.store.putAt(
       recordKey(run.tenant_id, run.run_id),
       run as unknown as JsonValue,
       expectedVersion,
     );
-    alongside(write);
+    alongside(write, entry);
     return entry.then(versionOf);
   }
 }
