@@ -249,12 +249,7 @@ export class TypeormStateStore extends StateStore {
     assertLeaseKey(tenantId, runId, 1);
     const params: unknown[] = [tenantId, runId, this.owner];
     let text = this.sql.releaseLease;
-    if (onlyIf) {
-      text += ` AND ${entryWriteHolds(onlyIf, (value) => {
-        params.push(value);
-        return this.dialect.param(params.length);
-      })}`;
-    }
+    if (onlyIf) text += ` AND ${entryWriteHolds(onlyIf, params, this.dialect)}`;
     const result = await this.run('release_run_lease', text, params);
     return (result.affected ?? 0) > 0;
   }

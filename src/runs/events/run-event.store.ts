@@ -175,7 +175,7 @@ export class RunEventStore {
       )
       .join(', ');
     text += `) AS v`;
-    if (onlyIf) text += `\n      WHERE ${entryWriteHolds(onlyIf, p)}`;
+    if (onlyIf) text += `\n      WHERE ${entryWriteHolds(onlyIf, params, this.dialect)}`;
     text += `\n      RETURNING seq`;
     if (!this.postgres) return { text, params };
     // One round trip: the append and its notifications commit together.

@@ -97,7 +97,7 @@ export class RunLifecycle {
             // What the run wrote is in its log, and what observers and the audit trail record
             // is where every replica reads it, before its caller learns how it ended: whoever
             // acts on the answer (an approval on another replica) writes after it.
-            await Promise.all([journal.flush(), this.events.flush(), this.audit.flush()]);
+            await this.flushed(journal);
           }
         }),
       ),
@@ -195,8 +195,13 @@ export class RunLifecycle {
   async settleHere(run: StoredRun, version: number, actor?: string): Promise<number> {
     const here = this.log.open(run.tenant_id, run.run_id, false);
     const written = await here.within(() => this.settle(run, version, actor));
-    await Promise.all([here.flush(), this.events.flush(), this.audit.flush()]);
+    await this.flushed(here);
     return written;
+  }
+
+  /** What `journal`, observers and the audit trail were told is where every replica reads it. */
+  private async flushed(journal: RunJournal): Promise<void> {
+    await Promise.all([journal.flush(), this.events.flush(), this.audit.flush()]);
   }
 
   /** Something happened to a run outside its execution (a cancellation was asked for). */
