@@ -3,11 +3,13 @@
  * a gateway child process per state backend (sqlite in the temp dir, PostgreSQL in a fresh
  * database), once with a generated run id and once with a new caller-chosen `run_id` per request,
  * which adds the idempotency round trips (record reads, lease claim and release, record write).
+ * Beside each backend's gateway, its durable floor (lib/durable-floor-server.mjs: bare Nest + the
+ * pipe + the rows of a run in one transaction on the same database) answers the same request.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { loadRatios } from './lib/table.mjs';
-import { expectOk, startGatewayOn } from './lib/targets.mjs';
+import { expectOk, startDurableFloor, startGatewayOn } from './lib/targets.mjs';
 
 async function benchBackend(backend, options, tmpDir) {
   const { child, base, stop } = await startGatewayOn(backend, `agent-${backend}`, tmpDir, options);
@@ -29,6 +31,24 @@ async function benchBackend(backend, options, tmpDir) {
   }
 }
 
+/** The durable floor on `backend`, measured as the gateway's plain run is. */
+async function benchFloor(backend, options, tmpDir) {
+  const { child, base, stop } = await startDurableFloor(
+    backend,
+    `agent-${backend}`,
+    tmpDir,
+    options,
+  );
+  try {
+    const request = requestFor(base, AGENT_RUN);
+    await expectOk(`floor ${backend}`, request);
+    await warmUp([request], options);
+    return await measureHttp({ request, pid: child.pid, ...options });
+  } finally {
+    await stop();
+  }
+}
+
 /**
  * `baseline` and `nest`: the node:http and the bare Nest baseline for the same request, measured
  * in this run (bare Nest reads the body through the pipe and answers; nothing is recorded).
@@ -37,8 +57,11 @@ export async function agentBench(baseline, nest, options, tmpDir) {
   const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline, nest };
   for (const backend of options.backends) {
     const measured = await benchBackend(backend, options, tmpDir);
+    measured.floor = await benchFloor(backend, options, tmpDir);
     measured.plainOverBaseline = loadRatios(measured.plain, baseline);
     measured.plainOverNest = loadRatios(measured.plain, nest);
+    measured.plainOverFloor = loadRatios(measured.plain, measured.floor);
+    measured.floorOverBaseline = loadRatios(measured.floor, baseline);
     results[backend] = measured;
   }
   return results;

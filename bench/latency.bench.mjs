@@ -2,15 +2,44 @@
  * Added latency of one model call through the gateway: a mock OpenAI-compatible endpoint (child
  * process) driven directly with the exact request the gateway sends it, then POST /v1/agent/run
  * through a gateway child process configured with SVC_PROVIDER_URL=<mock>/v1. One connection, one
- * request in flight; a run is one turn here, so exactly one model call per run.
+ * request in flight; a run is one turn here, so exactly one model call per run. The durable floor
+ * (lib/durable-floor-server.mjs on sqlite, calling the same mock) shows what the least durable
+ * run on this stack adds over the direct call.
  */
 import { Buffer } from 'node:buffer';
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
-import { expectOk, startGateway, startMockModel } from './lib/targets.mjs';
+import { expectOk, startDurableFloor, startGateway, startMockModel } from './lib/targets.mjs';
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
+
+/** The latency the durable floor adds over the direct call, measured as the gateway is. */
+async function floorLatency(mock, options, tmpDir) {
+  const floor = await startDurableFloor('sqlite', 'latency', tmpDir, options, {
+    modelUrl: `${mock.base}/v1`,
+  });
+  try {
+    const request = requestFor(floor.base, AGENT_RUN);
+    await expectOk('latency floor', request);
+    await warmUp([request], warmingOf(options));
+    return await measureHttp({ request, pid: floor.child.pid, ...options });
+  } finally {
+    await floor.stop();
+  }
+}
+
+/**
+ * The servers' own warmup goes at `warmupConnections` in flight: at one, its seconds make about a
+ * tenth of the runs, and the gateway's hot paths are still being compiled when it is measured
+ * (a c=1 run cost about 3,200 µs of CPU after 5 s of c=1 warmup, 2,300 after 15 s more at 10).
+ */
+const warmingOf = (options) => ({ ...options, connections: options.warmupConnections });
+
+const addedOver = (measured, direct) => ({
+  p50Ms: measured.p50Ms - direct.p50Ms,
+  p99Ms: measured.p99Ms - direct.p99Ms,
+});
 
 export async function latencyBench(options, tmpDir) {
   const mock = await startMockModel();
@@ -27,19 +56,19 @@ export async function latencyBench(options, tmpDir) {
       const sent = await expectOk('mock model', { url: `${mock.base}/last-request` });
       const direct = { url: `${mock.base}${COMPLETIONS_PATH}`, method: 'POST', ...sent };
       await expectOk('mock model', direct);
-      await warmUp([direct, viaGateway], options);
+      await warmUp([direct, viaGateway], warmingOf(options));
 
       const directResult = await measureHttp({ request: direct, pid: mock.child.pid, ...options });
       const gateway = await measureHttp({ request: viaGateway, pid: child.pid, ...options });
+      const floor = await floorLatency(mock, options, tmpDir);
       return {
         route: `${AGENT_RUN.method} ${AGENT_RUN.path}`,
         modelRequestBytes: Buffer.byteLength(sent.body),
         direct: directResult,
         gateway,
-        added: {
-          p50Ms: gateway.p50Ms - directResult.p50Ms,
-          p99Ms: gateway.p99Ms - directResult.p99Ms,
-        },
+        floor,
+        added: addedOver(gateway, directResult),
+        floorAdded: addedOver(floor, directResult),
         gatewayOverDirect: {
           p50Ms: ratio(gateway.p50Ms, directResult.p50Ms),
           p99Ms: ratio(gateway.p99Ms, directResult.p99Ms),

@@ -66,9 +66,14 @@ const GOALS = [
     name: `echo agent run (${backend}) CPU ≤ ${limit}× node:http`,
     atMost: limit,
     figure: (r) => r.agent?.[backend]?.plainOverBaseline.cpuUsPerReq,
-    show: (v, r) =>
-      `${x(v)} ${cpuDetail(r.agent[backend].plain, r.agent.baseline, 'run', 'node:http')}`,
-    sources: (r) => [r.agent[backend].plain, r.agent.baseline],
+    show: (v, r) => {
+      const { plain, floor, floorOverBaseline } = r.agent[backend];
+      return (
+        `${x(v)} ${cpuDetail(plain, r.agent.baseline, 'run', 'node:http')}; ` +
+        `durable floor ${us(floor)} us/req, ${x(floorOverBaseline.cpuUsPerReq)} node:http`
+      );
+    },
+    sources: (r) => [r.agent[backend].plain, r.agent.baseline, r.agent[backend].floor],
   })),
   {
     name: `durable run (postgres, c=${DURABLE_GOAL_CONNECTIONS}) runs/s ≥ 2× before`,
@@ -103,8 +108,9 @@ const GOALS = [
     figure: (r) => r.latency?.added[`${p}Ms`],
     show: (v, r) =>
       `+${fixed(v, 3)} ms (gateway ${fixed(r.latency.gateway[`${p}Ms`], 3)} vs ` +
-      `direct ${fixed(r.latency.direct[`${p}Ms`], 3)} ms)`,
-    sources: (r) => [r.latency.gateway, r.latency.direct],
+      `direct ${fixed(r.latency.direct[`${p}Ms`], 3)} ms; durable floor ` +
+      `+${fixed(r.latency.floorAdded[`${p}Ms`], 3)} ms)`,
+    sources: (r) => [r.latency.gateway, r.latency.direct, r.latency.floor],
   })),
   {
     name: 'idle RSS ≤ 120 MB',

@@ -8,8 +8,7 @@
  * and answer like lib/baseline-server.mjs. Run as a child process (after `npm run build`):
  *   BASELINE_API_KEY=... node bench/lib/nest-baseline-server.mjs <port>
  * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
- * Plain JS has no decorator syntax: the decorators are called as functions, and the parameter
- * types TypeScript would emit (`design:paramtypes`) are defined by hand so the pipe sees the DTO.
+ * Plain JS: the decorators are applied with lib/nest-decorators.mjs.
  */
 import 'reflect-metadata';
 import {
@@ -28,27 +27,10 @@ import { IsObject, IsOptional, IsString } from 'class-validator';
 import { SURFACES } from '../../dist/src/app/surfaces.js';
 import { PACKAGE } from '../../dist/src/platform/config/package-info.js';
 import { createValidationPipe } from '../../dist/src/platform/http/validation.pipe.js';
+import { decorateMethod, decorateParams } from './nest-decorators.mjs';
 
 const port = Number(process.argv[2]);
 const expected = `Bearer ${process.env.BASELINE_API_KEY ?? ''}`;
-
-/** Applies method decorators to `Class.prototype[method]`, as `@Decorator()` on a method would. */
-function decorateMethod(Class, method, decorators) {
-  const proto = Class.prototype;
-  Reflect.decorate(decorators, proto, method, Object.getOwnPropertyDescriptor(proto, method));
-}
-
-/** Parameter decorators in order, plus the types TypeScript would emit for them. */
-function decorateParams(Class, method, params) {
-  const proto = Class.prototype;
-  params.forEach(([decorator], index) => decorator(proto, method, index));
-  Reflect.defineMetadata(
-    'design:paramtypes',
-    params.map(([, type]) => type),
-    proto,
-    method,
-  );
-}
 
 /** Every field a bench POST sends (tool call and agent run), so whitelisting keeps them. */
 class BaselineBody {}

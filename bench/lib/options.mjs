@@ -102,6 +102,8 @@ export function benchOptions() {
       warmupSeconds: http.warmupSeconds,
       serverWarmupSeconds: http.serverWarmupSeconds,
       connections: 1,
+      // The servers warm up at the other parts' connections (see latency.bench.mjs).
+      warmupConnections: http.connections,
     },
     state: {
       seconds: number('BENCH_STATE_DURATION', 3),

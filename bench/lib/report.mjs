@@ -54,6 +54,7 @@ export function agentReport(agent, options) {
     for (const [variant, label] of [
       ['plain', 'run'],
       ['runId', 'run + run_id'],
+      ['floor', 'durable floor'],
     ]) {
       const r = agent[backend][variant];
       rows.push([`${backend} ${label}`, fixed(r.reqPerSec, 0), ...loadCells(r)]);
@@ -61,9 +62,12 @@ export function agentReport(agent, options) {
   }
   const ratios = backends.map((backend) => {
     const { plainOverBaseline: base, plainOverNest: nest, runIdOverPlain: runId } = agent[backend];
+    const { plainOverFloor: floor, floorOverBaseline: floorBase } = agent[backend];
     return (
       `${backend}: run/baseline runs/s ${times(base.reqPerSec, 3)}, ` +
       `CPU ${times(base.cpuUsPerReq, 2)}; run/bare Nest CPU ${times(nest.cpuUsPerReq, 2)}; ` +
+      `run/durable floor CPU ${times(floor.cpuUsPerReq, 2)} (floor/baseline ` +
+      `${times(floorBase.cpuUsPerReq, 2)}); ` +
       `run_id/run runs/s ${times(runId.reqPerSec, 3)}, CPU ${times(runId.cpuUsPerReq, 2)}`
     );
   });
@@ -78,8 +82,9 @@ export function latencyReport(latency, options) {
   const rows = [
     ['direct to mock', fixed(latency.direct.reqPerSec, 0), ...loadCells(latency.direct)],
     ['through gateway', fixed(latency.gateway.reqPerSec, 0), ...loadCells(latency.gateway)],
+    ['through durable floor', fixed(latency.floor.reqPerSec, 0), ...loadCells(latency.floor)],
   ];
-  const { added, gatewayOverDirect: over } = latency;
+  const { added, gatewayOverDirect: over, floorAdded } = latency;
   return [
     loadTitle(
       `Model call latency, ${latency.route} with SVC_PROVIDER_URL=<mock> ` +
@@ -88,8 +93,9 @@ export function latencyReport(latency, options) {
     ),
     renderTable(['path', 'req/s', ...LOAD_COLUMNS], rows),
     `added by the gateway: p50 +${fixed(added.p50Ms, 3)} ms (${times(over.p50Ms, 2)}), ` +
-      `p99 +${fixed(added.p99Ms, 3)} ms (${times(over.p99Ms, 2)}); ` +
-      `CPU us/req is the mock's (direct) and the gateway's (through gateway)`,
+      `p99 +${fixed(added.p99Ms, 3)} ms (${times(over.p99Ms, 2)}); by the durable floor: ` +
+      `p50 +${fixed(floorAdded.p50Ms, 3)} ms, p99 +${fixed(floorAdded.p99Ms, 3)} ms; ` +
+      `CPU us/req is the mock's (direct), the gateway's and the floor's`,
   ].join('\n');
 }
 
@@ -272,6 +278,7 @@ export function durableReport(durable, options) {
     for (const [variant, label] of [
       ['plain', 'run'],
       ['runId', 'run + run_id'],
+      ['floor', 'durable floor'],
     ]) {
       const r = durable[backend][variant];
       rows.push([`${backend} ${label}`, fixed(r.reqPerSec, 0), ...loadCells(r)]);

@@ -3,7 +3,9 @@
  * node:http baseline, the bare Nest baseline and the mock model. start*() resolve once /readyz
  * answers 200.
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { gatewayNodeArgs } from './options.mjs';
 import { createBenchDatabase } from './postgres.mjs';
@@ -75,6 +77,45 @@ export async function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, targ
   try {
     // Started after the database, so cleanup stops the gateway before dropping it.
     started = await startGateway(name, tmpDir, env, target);
+  } catch (error) {
+    await database?.drop();
+    throw error;
+  }
+  const stop = async () => {
+    try {
+      await started.child.stop();
+    } finally {
+      await database?.drop();
+    }
+  };
+  return { ...started, stop };
+}
+
+/**
+ * lib/durable-floor-server.mjs on a state `backend` (a sqlite file in `tmpDir`, or a PostgreSQL
+ * database of its own from `pgAdminDsn`), its tables made by `svc migrate`; with `modelUrl`
+ * (`<base>/v1`) each run calls that model first. `stop()` stops it, then drops its database.
+ */
+export async function startDurableFloor(backend, name, tmpDir, { pgAdminDsn }, { modelUrl } = {}) {
+  const database = backend === 'postgres' ? await createBenchDatabase(pgAdminDsn) : undefined;
+  const sqlite = join(tmpDir, `${name}-floor.sqlite`);
+  const state = database
+    ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn }
+    : { SVC_STATE_SQLITE: sqlite };
+  let started;
+  try {
+    await promisify(execFile)(process.execPath, ['dist/src/main.js', 'migrate'], {
+      cwd: ROOT,
+      env: childEnv(state),
+    });
+    const env = {
+      BASELINE_API_KEY: API_KEY,
+      FLOOR_BACKEND: backend,
+      ...(database ? { FLOOR_DSN: database.dsn } : { FLOOR_SQLITE: sqlite }),
+      ...(modelUrl ? { FLOOR_MODEL_URL: modelUrl } : {}),
+    };
+    const args = (port) => ['bench/lib/durable-floor-server.mjs', String(port)];
+    started = await startTarget(`floor-${name}`, args, env);
   } catch (error) {
     await database?.drop();
     throw error;
