@@ -1,9 +1,9 @@
 /**
  * Preloaded into a gateway by the `counts` part (`node --import`): counts the async resources
- * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, and the
- * sqlite statements it runs and the transactions it commits, between two SIGUSR2 signals, and
- * writes them as JSON to BENCH_COUNTS_OUT at the second. Counts do not move with the machine's
- * load, where CPU times do.
+ * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, the
+ * statements it runs and the transactions it commits on sqlite or PostgreSQL, and its
+ * PostgreSQL pool checkouts, between two SIGUSR2 signals, and writes them as JSON to
+ * BENCH_COUNTS_OUT at the second. Counts do not move with the machine's load, where CPU times do.
  */
 import { createHook } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
@@ -40,6 +40,31 @@ for (const method of ['run', 'get', 'all']) {
     return result;
   };
 }
+
+// node-postgres as the gateway loads it. A client's statements are sent in order (pipelined),
+// so one sent between its BEGIN and its COMMIT is in that transaction: a COMMIT, and a write
+// sent outside one, is one commit. A pool checkout is one statement group, one round trip.
+const pg = createRequire(process.argv[1])('pg');
+const inTransaction = new WeakSet();
+const READS = /^\s*SELECT\b/i;
+const query = pg.Client.prototype.query;
+pg.Client.prototype.query = function (config, ...rest) {
+  const text = typeof config === 'string' ? config : (config?.text ?? '');
+  if (/^\s*BEGIN\b/i.test(text)) inTransaction.add(this);
+  else if (/^\s*(COMMIT|END|ROLLBACK)\b/i.test(text)) {
+    if (COMMIT.test(text)) count('postgres commits');
+    inTransaction.delete(this);
+  } else {
+    count('postgres statements');
+    if (!READS.test(text) && !inTransaction.has(this)) count('postgres commits');
+  }
+  return query.call(this, config, ...rest);
+};
+const connect = pg.Pool.prototype.connect;
+pg.Pool.prototype.connect = function (...args) {
+  count('postgres checkouts');
+  return connect.apply(this, args);
+};
 
 process.on('SIGUSR2', () => {
   if (!counting) {

@@ -124,6 +124,7 @@ export function benchOptions() {
     counts: {
       runs: Math.max(1, number('BENCH_COUNT_RUNS', 500, { integer: true })),
       warmupRuns: 200,
+      pgAdminDsn,
     },
     soak,
     goals: {

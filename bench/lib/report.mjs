@@ -260,6 +260,7 @@ export function jsonSummary(options, results) {
         durable: withoutDsn(options.durable),
         ab: withoutDsn(options.ab),
         state: withoutDsn(options.state),
+        counts: withoutDsn(options.counts),
       },
       ...results,
     }),

@@ -68,15 +68,17 @@ export function startGateway(name, tmpDir, env = {}, target = {}) {
 
 /**
  * startGateway on a state `backend`: sqlite in `tmpDir`, or a PostgreSQL database of its own,
- * created from `pgAdminDsn`. `stop()` stops the gateway, then drops its database.
+ * created from `pgAdminDsn`; `target.env` adds to the gateway's environment. `stop()` stops the
+ * gateway, then drops its database.
  */
 export async function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, target = {}) {
+  const { env: extra = {}, ...rest } = target;
   const database = backend === 'postgres' ? await createBenchDatabase(pgAdminDsn) : undefined;
   const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
   let started;
   try {
     // Started after the database, so cleanup stops the gateway before dropping it.
-    started = await startGateway(name, tmpDir, env, target);
+    started = await startGateway(name, tmpDir, { ...extra, ...env }, rest);
   } catch (error) {
     await database?.drop();
     throw error;
