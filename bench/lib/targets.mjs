@@ -1,7 +1,7 @@
 /**
  * The servers under load, each a child process on a free port: the gateway (`svc serve`), the
- * node:http baseline, the bare Nest baseline and the mock model. start*() resolve once /readyz
- * answers 200.
+ * node:http baseline, the bare Nest baseline, the durable floor and the mock model. start*()
+ * resolve once /readyz answers 200.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -67,18 +67,16 @@ export function startGateway(name, tmpDir, env = {}, target = {}) {
 }
 
 /**
- * startGateway on a state `backend`: sqlite in `tmpDir`, or a PostgreSQL database of its own,
- * created from `pgAdminDsn`; `target.env` adds to the gateway's environment. `stop()` stops the
- * gateway, then drops its database.
+ * `start(database)` with a PostgreSQL database of its own when `backend` is postgres (created
+ * from `pgAdminDsn`; undefined on sqlite). The answer's `stop()` stops the child, then drops the
+ * database.
  */
-export async function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, target = {}) {
-  const { env: extra = {}, ...rest } = target;
+async function onBackend(backend, pgAdminDsn, start) {
   const database = backend === 'postgres' ? await createBenchDatabase(pgAdminDsn) : undefined;
-  const env = database ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn } : {};
   let started;
   try {
-    // Started after the database, so cleanup stops the gateway before dropping it.
-    started = await startGateway(name, tmpDir, { ...extra, ...env }, rest);
+    // Started after the database, so cleanup stops the child before dropping it.
+    started = await start(database);
   } catch (error) {
     await database?.drop();
     throw error;
@@ -93,22 +91,35 @@ export async function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, targ
   return { ...started, stop };
 }
 
+/** The gateway's state settings for `database` (from onBackend), or `sqlite` otherwise. */
+function stateEnv(database, sqlite) {
+  if (database) return { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn };
+  return sqlite ? { SVC_STATE_SQLITE: sqlite } : {};
+}
+
+/**
+ * startGateway on a state `backend`: sqlite in `tmpDir`, or a PostgreSQL database of its own,
+ * created from `pgAdminDsn`; `target.env` adds to the gateway's environment. `stop()` stops the
+ * gateway, then drops its database.
+ */
+export function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, target = {}) {
+  const { env = {}, ...rest } = target;
+  return onBackend(backend, pgAdminDsn, (database) =>
+    startGateway(name, tmpDir, { ...env, ...stateEnv(database) }, rest),
+  );
+}
+
 /**
  * lib/durable-floor-server.mjs on a state `backend` (a sqlite file in `tmpDir`, or a PostgreSQL
  * database of its own from `pgAdminDsn`), its tables made by `svc migrate`; with `modelUrl`
  * (`<base>/v1`) each run calls that model first. `stop()` stops it, then drops its database.
  */
-export async function startDurableFloor(backend, name, tmpDir, { pgAdminDsn }, { modelUrl } = {}) {
-  const database = backend === 'postgres' ? await createBenchDatabase(pgAdminDsn) : undefined;
+export function startDurableFloor(backend, name, tmpDir, { pgAdminDsn }, { modelUrl } = {}) {
   const sqlite = join(tmpDir, `${name}-floor.sqlite`);
-  const state = database
-    ? { SVC_STATE_BACKEND: 'postgres', SVC_STATE_DSN: database.dsn }
-    : { SVC_STATE_SQLITE: sqlite };
-  let started;
-  try {
+  return onBackend(backend, pgAdminDsn, async (database) => {
     await promisify(execFile)(process.execPath, ['dist/src/main.js', 'migrate'], {
       cwd: ROOT,
-      env: childEnv(state),
+      env: childEnv(stateEnv(database, sqlite)),
     });
     const env = {
       BASELINE_API_KEY: API_KEY,
@@ -117,19 +128,8 @@ export async function startDurableFloor(backend, name, tmpDir, { pgAdminDsn }, {
       ...(modelUrl ? { FLOOR_MODEL_URL: modelUrl } : {}),
     };
     const args = (port) => ['bench/lib/durable-floor-server.mjs', String(port)];
-    started = await startTarget(`floor-${name}`, args, env);
-  } catch (error) {
-    await database?.drop();
-    throw error;
-  }
-  const stop = async () => {
-    try {
-      await started.child.stop();
-    } finally {
-      await database?.drop();
-    }
-  };
-  return { ...started, stop };
+    return startTarget(`floor-${name}`, args, env);
+  });
 }
 
 /** lib/baseline-server.mjs, accepting the run's API key. */
