@@ -9,7 +9,7 @@
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { loadRatios } from './lib/table.mjs';
-import { expectOk, startDurableFloor, startGatewayOn } from './lib/targets.mjs';
+import { expectOk, measureOnce, startDurableFloor, startGatewayOn } from './lib/targets.mjs';
 
 async function benchBackend(backend, options, tmpDir) {
   const { child, base, stop } = await startGatewayOn(backend, `agent-${backend}`, tmpDir, options);
@@ -31,24 +31,6 @@ async function benchBackend(backend, options, tmpDir) {
   }
 }
 
-/** The durable floor on `backend`, measured as the gateway's plain run is. */
-async function benchFloor(backend, options, tmpDir) {
-  const { child, base, stop } = await startDurableFloor(
-    backend,
-    `agent-${backend}`,
-    tmpDir,
-    options,
-  );
-  try {
-    const request = requestFor(base, AGENT_RUN);
-    await expectOk(`floor ${backend}`, request);
-    await warmUp([request], options);
-    return await measureHttp({ request, pid: child.pid, ...options });
-  } finally {
-    await stop();
-  }
-}
-
 /**
  * `baseline` and `nest`: the node:http and the bare Nest baseline for the same request, measured
  * in this run (bare Nest reads the body through the pipe and answers; nothing is recorded).
@@ -57,7 +39,8 @@ export async function agentBench(baseline, nest, options, tmpDir) {
   const results = { route: `${AGENT_RUN.method} ${AGENT_RUN.path}`, baseline, nest };
   for (const backend of options.backends) {
     const measured = await benchBackend(backend, options, tmpDir);
-    measured.floor = await benchFloor(backend, options, tmpDir);
+    const floor = await startDurableFloor(backend, `agent-${backend}`, tmpDir, options);
+    measured.floor = await measureOnce(floor, AGENT_RUN, `floor ${backend}`, options);
     measured.plainOverBaseline = loadRatios(measured.plain, baseline);
     measured.plainOverNest = loadRatios(measured.plain, nest);
     measured.plainOverFloor = loadRatios(measured.plain, measured.floor);

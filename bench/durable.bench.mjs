@@ -10,27 +10,12 @@
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { TOOL_RUN, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
 import { loadRatios } from './lib/table.mjs';
-import { expectOk, startGatewayOn } from './lib/targets.mjs';
+import { expectOk, measureOnce, startGatewayOn } from './lib/targets.mjs';
 
 /** The plain run on a gateway built from `root` (BENCH_BEFORE_ROOT), on a database of its own. */
 async function benchBefore(backend, root, options, tmpDir) {
-  const { child, base, stop } = await startGatewayOn(
-    backend,
-    `before-${backend}`,
-    tmpDir,
-    options,
-    {
-      cwd: root,
-    },
-  );
-  try {
-    const request = requestFor(base, TOOL_RUN);
-    await expectOk(`durable ${backend} (before)`, request);
-    await warmUp([request], options);
-    return await measureHttp({ request, pid: child.pid, ...options });
-  } finally {
-    await stop();
-  }
+  const before = await startGatewayOn(backend, `before-${backend}`, tmpDir, options, { cwd: root });
+  return measureOnce(before, TOOL_RUN, `durable ${backend} (before)`, options);
 }
 
 async function benchBackend(backend, options, tmpDir) {

@@ -10,7 +10,13 @@ import { Buffer } from 'node:buffer';
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
-import { expectOk, startDurableFloor, startGateway, startMockModel } from './lib/targets.mjs';
+import {
+  expectOk,
+  measureOnce,
+  startDurableFloor,
+  startGateway,
+  startMockModel,
+} from './lib/targets.mjs';
 
 const COMPLETIONS_PATH = '/v1/chat/completions';
 
@@ -19,14 +25,7 @@ async function floorLatency(mock, options, tmpDir) {
   const floor = await startDurableFloor('sqlite', 'latency', tmpDir, options, {
     modelUrl: `${mock.base}/v1`,
   });
-  try {
-    const request = requestFor(floor.base, AGENT_RUN);
-    await expectOk('latency floor', request);
-    await warmUp([request], warmingOf(options));
-    return await measureHttp({ request, pid: floor.child.pid, ...options });
-  } finally {
-    await floor.stop();
-  }
+  return measureOnce(floor, AGENT_RUN, 'latency floor', options, warmingOf(options));
 }
 
 /**

@@ -4,21 +4,12 @@
  * one keeping its spans in the in-memory ring (the default without a collector) and one with
  * OTEL_SDK_DISABLED=true (no spans). Both serve /metrics as usual.
  */
-import { measureHttp, warmUp } from './lib/http-load.mjs';
-import { TOOL_RUN, requestFor } from './lib/routes.mjs';
+import { TOOL_RUN } from './lib/routes.mjs';
 import { loadRatios } from './lib/table.mjs';
-import { expectOk, startGateway } from './lib/targets.mjs';
+import { measureOnce, startGateway } from './lib/targets.mjs';
 
 async function measure(name, env, options, tmpDir) {
-  const { child, base } = await startGateway(name, tmpDir, env);
-  try {
-    const request = requestFor(base, TOOL_RUN);
-    await expectOk(name, request);
-    await warmUp([request], options);
-    return await measureHttp({ request, pid: child.pid, ...options });
-  } finally {
-    await child.stop();
-  }
+  return measureOnce(await startGateway(name, tmpDir, env), TOOL_RUN, name, options);
 }
 
 export async function tracingBench(options, tmpDir) {

@@ -12,26 +12,13 @@
  *   BASELINE_API_KEY=... FLOOR_BACKEND=postgres FLOOR_DSN=<url> [FLOOR_MODEL_URL=<base>/v1] ...
  * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
  */
-import 'reflect-metadata';
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Module,
-  Post,
-  UnauthorizedException,
-} from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Body, Get, Headers, HttpCode, Post } from '@nestjs/common';
 import { IsOptional, IsString } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { createValidationPipe } from '../../dist/src/platform/http/validation.pipe.js';
-import { decorateMethod, decorateParams } from './nest-decorators.mjs';
+import { authorize, decorateMethod, decorateParams, serveController } from './nest-bench-app.mjs';
 
-const port = Number(process.argv[2]);
-const expected = `Bearer ${process.env.BASELINE_API_KEY ?? ''}`;
 const backend = process.env.FLOOR_BACKEND ?? 'sqlite';
 const modelUrl = process.env.FLOOR_MODEL_URL;
 
@@ -179,7 +166,7 @@ class FloorController {
   }
 
   async run(authorization, body) {
-    if (authorization !== expected) throw new UnauthorizedException();
+    authorize(authorization);
     const startedAt = new Date().toISOString();
     const { text, usage } = await answer(body.prompt);
     const messages = [
@@ -215,13 +202,4 @@ decorateParams(FloorController, 'run', [
   [Headers('authorization'), String],
   [Body(createValidationPipe()), RunBody],
 ]);
-Controller()(FloorController);
-
-class FloorModule {}
-Module({ controllers: [FloorController] })(FloorModule);
-
-const app = await NestFactory.create(FloorModule, { logger: false });
-await app.listen(port, '127.0.0.1');
-
-process.stdin.on('end', () => process.exit(0));
-process.stdin.resume();
+await serveController(FloorController, Number(process.argv[2]));

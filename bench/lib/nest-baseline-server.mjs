@@ -8,29 +8,14 @@
  * and answer like lib/baseline-server.mjs. Run as a child process (after `npm run build`):
  *   BASELINE_API_KEY=... node bench/lib/nest-baseline-server.mjs <port>
  * /readyz answers without a key. Exits when its parent closes stdin (the runner died).
- * Plain JS: the decorators are applied with lib/nest-decorators.mjs.
+ * Plain JS: decorators, key check and serving from lib/nest-bench-app.mjs.
  */
-import 'reflect-metadata';
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Module,
-  Post,
-  Req,
-  UnauthorizedException,
-} from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { Body, Get, Headers, HttpCode, Post, Req } from '@nestjs/common';
 import { IsObject, IsOptional, IsString } from 'class-validator';
 import { SURFACES } from '../../dist/src/app/surfaces.js';
 import { PACKAGE } from '../../dist/src/platform/config/package-info.js';
 import { createValidationPipe } from '../../dist/src/platform/http/validation.pipe.js';
-import { decorateMethod, decorateParams } from './nest-decorators.mjs';
-
-const port = Number(process.argv[2]);
-const expected = `Bearer ${process.env.BASELINE_API_KEY ?? ''}`;
+import { authorize, decorateMethod, decorateParams, serveController } from './nest-bench-app.mjs';
 
 /** Every field a bench POST sends (tool call and agent run), so whitelisting keeps them. */
 class BaselineBody {}
@@ -40,10 +25,6 @@ for (const field of ['tenant_id', 'prompt', 'run_id']) {
 }
 IsOptional()(BaselineBody.prototype, 'arguments');
 IsObject()(BaselineBody.prototype, 'arguments');
-
-function authorize(authorization) {
-  if (authorization !== expected) throw new UnauthorizedException();
-}
 
 class BaselineController {
   readyz() {
@@ -88,13 +69,4 @@ decorateParams(BaselineController, 'post', [
   [Body(createValidationPipe()), BaselineBody],
   [Req(), Object],
 ]);
-Controller()(BaselineController);
-
-class BaselineModule {}
-Module({ controllers: [BaselineController] })(BaselineModule);
-
-const app = await NestFactory.create(BaselineModule, { logger: false });
-await app.listen(port, '127.0.0.1');
-
-process.stdin.on('end', () => process.exit(0));
-process.stdin.resume();
+await serveController(BaselineController, Number(process.argv[2]));

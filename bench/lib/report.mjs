@@ -279,7 +279,6 @@ export function durableReport(durable, options) {
     for (const [variant, label] of [
       ['plain', 'run'],
       ['runId', 'run + run_id'],
-      ['floor', 'durable floor'],
     ]) {
       const r = durable[backend][variant];
       rows.push([`${backend} ${label}`, fixed(r.reqPerSec, 0), ...loadCells(r)]);

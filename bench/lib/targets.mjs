@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { gatewayNodeArgs } from './options.mjs';
 import { createBenchDatabase } from './postgres.mjs';
 import { freePort, startNode, waitFor200 } from './processes.mjs';
-import { API_KEY } from './routes.mjs';
+import { measureHttp, warmUp } from './http-load.mjs';
+import { API_KEY, requestFor } from './routes.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -162,4 +163,23 @@ export async function expectOk(name, { url, method = 'GET', headers, body }) {
   if (!response.ok)
     throw new Error(`${name}: ${method} ${url} answered ${response.status}: ${text}`);
   return JSON.parse(text);
+}
+
+/**
+ * Measures `route` on a target just started (what a start* function answers): one request
+ * must answer 2xx, then the warmup (`warming`, the measurement's options unless given) and the
+ * measured run; the target is stopped whatever happens (its `stop()`, which also drops a
+ * database of its own, or its child's).
+ */
+export async function measureOnce(started, route, label, options, warming = options) {
+  const { child, base } = started;
+  const stop = started.stop ?? child.stop;
+  try {
+    const request = requestFor(base, route);
+    await expectOk(label, request);
+    await warmUp([request], warming);
+    return await measureHttp({ request, pid: child.pid, ...options });
+  } finally {
+    await stop();
+  }
 }
