@@ -11,6 +11,7 @@ import { RunLeases } from '../src/runs/lifecycle/run-lease.js';
 import { RunLifecycle } from '../src/runs/lifecycle/run-lifecycle.js';
 import type { StoredRun } from '../src/runs/record/run-record.js';
 import { RunRecordStore } from '../src/runs/record/run-record.store.js';
+import { StudioStore } from '../src/studio/studio.store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
 
@@ -108,6 +109,16 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
         [run.run_id],
       );
       expect(written.map((row) => row.xmin)).toEqual([record.xmin, record.xmin]);
+      // The audit trail and the studio are in the database here: theirs too.
+      const told = await fixture.database.query<{ xmin: string; what: string }>(
+        `SELECT xmin::text, kind AS what FROM audit_events WHERE run_id = $1
+         UNION ALL SELECT xmin::text, status FROM studio_loops WHERE run_id = $1`,
+        [run.run_id],
+      );
+      expect(told).toEqual([
+        { xmin: record.xmin, what: 'run.completed' },
+        { xmin: record.xmin, what: 'completed' },
+      ]);
     }
   });
 
@@ -123,6 +134,10 @@ describe.each(BACKENDS)('a run settles with its settled event, or not at all (%s
     expect((await eventsOf(run.run_id)).map((event) => event.type)).toEqual(['run.progressed']);
     const audit = gateway.app.get(AuditSink);
     expect(await audit.list({ tenantId: 'acme', runId: run.run_id })).toEqual([]);
+    // The studio shows the run at most as this execution saw it progress, never settled.
+    const { loops } = await gateway.app.get(StudioStore).snapshot('acme', 500);
+    const shown = loops.filter((loop) => loop.run_id === run.run_id);
+    expect(shown.filter((loop) => loop.status !== 'running')).toEqual([]);
   });
 
   it('writes nothing when the settled run is the only event and its write fails', async () => {

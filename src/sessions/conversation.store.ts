@@ -4,7 +4,7 @@ import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ProblemException } from '../platform/http/problem.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { sessionScope } from '../platform/state/state-scopes.js';
-import { type JsonValue, StateStore } from '../platform/state/state-store.js';
+import { type EntryWrite, type JsonValue, StateStore } from '../platform/state/state-store.js';
 import {
   type SessionRunMark,
   type StoredConversation,
@@ -109,6 +109,21 @@ export class ConversationStore {
     expectedVersion: number,
     mark?: Omit<SessionRunMark, 'own'>,
   ): Promise<SavedConversation> {
+    return this.saveAt(tenantId, sessionId, update, expectedVersion, mark).saved;
+  }
+
+  /**
+   * `save`, with its statement on its way when this returns and the write as a condition for
+   * a statement that must take effect only with it (a run's settled record, see EntryWrite);
+   * `own` is what `saved` will answer. What `save` refuses, this throws at once.
+   */
+  saveAt(
+    tenantId: string,
+    sessionId: string,
+    update: ConversationUpdate,
+    expectedVersion: number,
+    mark?: Omit<SessionRunMark, 'own'>,
+  ): { own: ChatMessage[]; write: EntryWrite; saved: Promise<SavedConversation> } {
     const fit = this.fit(update);
     if (!fit.fits) {
       throw new ProblemException(
@@ -120,12 +135,13 @@ export class ConversationStore {
     const stored: StoredConversation = mark
       ? { ...fit.stored, run: { ...mark, own: fit.ownMessages.length } }
       : fit.stored;
-    const entry = await this.store.put(
+    const { entry, write } = this.store.putAt(
       { tenantId, sessionId: sessionScope(sessionId), key: CONVERSATION },
       stored as unknown as JsonValue,
-      { expectedVersion },
+      expectedVersion,
     );
-    return { version: entry.version, own: fit.ownMessages };
+    const own = fit.ownMessages;
+    return { own, write, saved: entry.then(({ version }) => ({ version, own })) };
   }
 
   private fit({ from, own }: ConversationUpdate) {

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { BackgroundWriter } from '../platform/state/background-writer.js';
 import type { StateDatabase } from '../platform/state/state-database.service.js';
+import type { WriteInFlight } from '../platform/state/state-store.js';
 import type { Metrics } from '../platform/telemetry/metrics.service.js';
 import type { StudioSnapshot } from './studio-records.js';
 import type { StudioTables, StudioWrite } from './studio-tables.js';
@@ -57,6 +58,7 @@ export class StateStudioStore extends StudioStore {
       gatherMs: GATHER_MS,
       key: keyOf,
       merge,
+      bind: (write, onlyIf) => ({ ...write, onlyIf }),
     });
     database.beforeClose(() => this.writer.close());
     metrics?.observeCounter(
@@ -78,6 +80,16 @@ export class StateStudioStore extends StudioStore {
 
   putSession(update: SessionUpdate): void {
     this.writer.add({ kind: 'session', update, runs: 1 });
+  }
+
+  override putSettled(
+    loop: LoopUpdate,
+    session: SessionUpdate | undefined,
+    onlyIf: WriteInFlight,
+  ): void {
+    const writes: StudioWrite[] = [{ kind: 'loop', update: loop, updatedMs: Date.now() }];
+    if (session) writes.push({ kind: 'session', update: session, runs: 1 });
+    this.writer.addWith(writes, onlyIf);
   }
 
   async snapshot(

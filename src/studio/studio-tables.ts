@@ -1,17 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { sqlDialect } from '../platform/state/sql-dialect.js';
+import { entryWriteHolds } from '../platform/state/entry-write.js';
+import { type SqlDialect, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
+import type { EntryWrite } from '../platform/state/state-store.js';
 import { TERMINAL_STATUSES } from '../runs/record/run-record.js';
 import { STATUS_COUNT, emptyCounts } from './studio-counts.js';
 import type { StudioLoop, StudioSession, StudioSnapshot } from './studio-records.js';
 import type { LoopUpdate, SessionUpdate } from './studio.store.js';
 
-/** A write the state studio store has queued. */
-export type StudioWrite =
+/**
+ * A write the state studio store has queued; with `onlyIf`, one to make only if that write
+ * holds (a settled run's loop and session go with its settled record).
+ */
+export type StudioWrite = (
   | { kind: 'loop'; update: LoopUpdate; updatedMs: number }
   /** `runs`: how many runs of the session ended since the row was last written. */
-  | { kind: 'session'; update: SessionUpdate; runs: number };
+  | { kind: 'session'; update: SessionUpdate; runs: number }
+) & { onlyIf?: EntryWrite };
+
+type LoopWrite = Extract<StudioWrite, { kind: 'loop' }>;
+type SessionWrite = Extract<StudioWrite, { kind: 'session' }>;
 
 /** The format of `record` this version writes (a LoopUpdate, or a SessionUpdate without `id`). */
 const FORMAT = 1;
@@ -36,34 +45,50 @@ const SESSION_ORDER = 'updated_ms DESC, session_id DESC';
  */
 @Injectable()
 export class StudioTables {
+  private readonly dialect: SqlDialect;
   private readonly param: (n: number) => string;
   private readonly postgres: boolean;
 
   constructor(private readonly database: StateDatabase) {
     const dialect = sqlDialect(database.backend);
+    this.dialect = dialect;
     this.param = (n) => dialect.param(n);
     this.postgres = database.backend === 'postgres';
   }
 
   /**
    * Writes a batch: its loops, then its sessions; one statement on PostgreSQL (the loops' upsert
-   * in a WITH of the sessions' one), two on sqlite.
+   * in a WITH of the sessions' one), two on sqlite; then each write with a condition in a
+   * statement of its own. All are asked for at once (one statement group).
    */
   async write(batch: StudioWrite[]): Promise<void> {
-    const loops = batch.flatMap((write) => (write.kind === 'loop' ? [write] : []));
-    const sessions = batch.flatMap((write) => (write.kind === 'session' ? [write] : []));
-    const params: unknown[] = [];
-    const loopUpsert = loops.length > 0 ? this.upsertLoops(loops, params) : null;
-    if (this.postgres && loopUpsert !== null && sessions.length > 0) {
-      const sessionUpsert = this.upsertSessions(sessions, params);
-      await this.database.query(`WITH loops AS (${loopUpsert}) ${sessionUpsert}`, params);
-      return;
+    const statements: Array<Promise<unknown>> = [];
+    const query = (build: (params: unknown[]) => string) => {
+      const params: unknown[] = [];
+      statements.push(this.database.query(build(params), params));
+    };
+    const plain = batch.filter((write) => !write.onlyIf);
+    const loops = plain.flatMap((write) => (write.kind === 'loop' ? [write] : []));
+    const sessions = plain.flatMap((write) => (write.kind === 'session' ? [write] : []));
+    if (this.postgres && loops.length > 0 && sessions.length > 0) {
+      query((params) => {
+        const loopUpsert = this.upsertLoops(loops, params);
+        return `WITH loops AS (${loopUpsert}) ${this.upsertSessions(sessions, params)}`;
+      });
+    } else {
+      if (loops.length > 0) query((params) => this.upsertLoops(loops, params));
+      if (sessions.length > 0) query((params) => this.upsertSessions(sessions, params));
     }
-    if (loopUpsert !== null) await this.database.query(loopUpsert, params);
-    if (sessions.length > 0) {
-      const sessionParams: unknown[] = [];
-      await this.database.query(this.upsertSessions(sessions, sessionParams), sessionParams);
+    for (const write of batch) {
+      const { onlyIf } = write;
+      if (!onlyIf) continue;
+      query((params) =>
+        write.kind === 'loop'
+          ? this.upsertLoops([write], params, onlyIf)
+          : this.upsertSessions([write], params, onlyIf),
+      );
     }
+    await Promise.all(statements);
   }
 
   async snapshot(tenantId: string | undefined, limit: number): Promise<StudioSnapshot> {
@@ -195,12 +220,12 @@ export class StudioTables {
     return result.records as unknown[];
   }
 
-  /** The upsert of `loops`, its parameters appended to `params`. */
-  private upsertLoops(
-    loops: Array<Extract<StudioWrite, { kind: 'loop' }>>,
-    params: unknown[],
-  ): string {
-    const text = this.values(
+  /**
+   * The upsert of `loops`, its parameters appended to `params`; with `onlyIf` (one loop), made
+   * only if that write holds.
+   */
+  private upsertLoops(loops: LoopWrite[], params: unknown[], onlyIf?: EntryWrite): string {
+    const rows = this.rows(
       loops.map(({ update, updatedMs }) => [
         update.tenant_id,
         update.run_id,
@@ -212,22 +237,20 @@ export class StudioTables {
         JSON.stringify(update),
       ]),
       params,
+      onlyIf,
     );
     return `INSERT INTO studio_loops
          (tenant_id, run_id, id, status, started_ms, updated_ms, format, record)
-       VALUES ${text}
+       ${rows}
        ON CONFLICT (tenant_id, run_id) DO UPDATE SET
          status = excluded.status, started_ms = excluded.started_ms,
          updated_ms = excluded.updated_ms, format = excluded.format, record = excluded.record
        WHERE studio_loops.status NOT IN (${TERMINAL})`;
   }
 
-  /** The upsert of `sessions`, its parameters appended to `params`. */
-  private upsertSessions(
-    sessions: Array<Extract<StudioWrite, { kind: 'session' }>>,
-    params: unknown[],
-  ): string {
-    const text = this.values(
+  /** The upsert of `sessions`, as upsertLoops. */
+  private upsertSessions(sessions: SessionWrite[], params: unknown[], onlyIf?: EntryWrite): string {
+    const rows = this.rows(
       sessions.map(({ update, runs }) => {
         const { id, ...fields } = update;
         return [
@@ -240,30 +263,33 @@ export class StudioTables {
         ];
       }),
       params,
+      onlyIf,
     );
     // Two runs of a session that end on two replicas may arrive in either order: the later run wins.
     const newer = 'excluded.updated_ms >= studio_sessions.updated_ms';
     const pick = (column: string) =>
       `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE studio_sessions.${column} END`;
     return `INSERT INTO studio_sessions (tenant_id, session_id, runs, updated_ms, format, record)
-       VALUES ${text}
+       ${rows}
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          runs = studio_sessions.runs + excluded.runs,
          ${pick('format')}, ${pick('record')}, ${pick('updated_ms')}`;
   }
 
-  /** `(?, ?, …), (…)` for rows of values, their parameters appended to `params` in order. */
-  private values(rows: unknown[][], params: unknown[]): string {
-    return rows
-      .map(
-        (row) =>
-          `(${row
-            .map((value) => {
-              params.push(value);
-              return this.param(params.length);
-            })
-            .join(', ')})`,
-      )
-      .join(', ');
+  /**
+   * `VALUES (?, ?, …), (…)` for rows of values, their parameters appended to `params` in order;
+   * with `onlyIf` (one row), `SELECT ?, ?, … WHERE` that write holds.
+   */
+  private rows(rows: unknown[][], params: unknown[], onlyIf?: EntryWrite): string {
+    const placeholders = rows.map((row) =>
+      row
+        .map((value) => {
+          params.push(value);
+          return this.param(params.length);
+        })
+        .join(', '),
+    );
+    if (!onlyIf) return `VALUES ${placeholders.map((row) => `(${row})`).join(', ')}`;
+    return `SELECT ${placeholders[0]} WHERE ${entryWriteHolds(onlyIf, params, this.dialect)}`;
   }
 }

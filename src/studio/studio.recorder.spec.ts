@@ -33,6 +33,17 @@ const run = (fields: Partial<RunRecord> = {}): RunRecord => ({
   ...fields,
 });
 
+/**
+ * A run settles as RunLifecycle settles it: observers are told as its settled record is asked
+ * for, then, once it is written, that it settled.
+ */
+async function settle(events: RunEvents, record: RunRecord, written = true): Promise<void> {
+  const outcome = written ? Promise.resolve() : Promise.reject(new Error('another owner'));
+  const write = { key: { tenantId: 'acme', sessionId: 'run:r1', key: 'record' }, version: 2 };
+  events.settling(record, {}, { write: { ...write, json: '{}' }, outcome });
+  if (await outcome.then(() => written).catch(() => false)) events.settled(record);
+}
+
 describe('StudioRecorder', () => {
   it('follows a run: running loop, progress, then completed loop and its session', async () => {
     const { events, store } = setUp();
@@ -45,7 +56,7 @@ describe('StudioRecorder', () => {
     });
     events.progressed({ ...record, turns: 1, tool_calls: 2 });
     expect((await store.snapshot('acme')).loops[0]).toMatchObject({ turns: 1, tool_calls: 2 });
-    events.settled({
+    await settle(events, {
       ...record,
       status: 'completed',
       text: 'done',
@@ -108,7 +119,7 @@ describe('StudioRecorder', () => {
     const { events, store } = setUp();
     const record = run({ agent: 'refund' });
     events.started(record);
-    events.settled({ ...record, status: 'paused', paused: true, pending_node: 'pay' });
+    await settle(events, { ...record, status: 'paused', paused: true, pending_node: 'pay' });
     expect(await store.snapshot('acme')).toMatchObject({
       sessions: [],
       loops: [{ status: 'paused', pending_node: 'pay' }],
@@ -118,7 +129,7 @@ describe('StudioRecorder', () => {
     expect((await store.snapshot('acme')).loops).toMatchObject([
       { status: 'running', pending_node: null },
     ]);
-    events.settled({ ...record, status: 'denied', finish_reason: 'stop', ended_at: 'x' });
+    await settle(events, { ...record, status: 'denied', finish_reason: 'stop', ended_at: 'x' });
     expect(await store.snapshot('acme')).toMatchObject({
       loops: [{ status: 'denied' }],
       sessions: [{ id: 's1', finish_reason: 'stop' }],
@@ -130,7 +141,8 @@ describe('StudioRecorder', () => {
     const { events, store } = setUp();
     const long = 'x'.repeat(STUDIO_MAX_TEXT + 50);
     events.started(run({ messages: [{ role: 'user', content: long }] }));
-    events.settled(
+    await settle(
+      events,
       run({
         status: 'failed',
         finish_reason: 'error',
@@ -144,6 +156,17 @@ describe('StudioRecorder', () => {
     expect(sessions[0].finish_reason).toBe('error');
     expect(sessions[0].prompt).toHaveLength(STUDIO_MAX_TEXT);
     expect(sessions[0].prompt.endsWith('…')).toBe(true);
+  });
+
+  it('records nothing of a settlement whose record was not written', async () => {
+    const { events, store } = setUp();
+    const record = run();
+    events.started(record);
+    await settle(events, { ...record, status: 'completed', ended_at: 'x' }, false);
+    expect(await store.snapshot('acme')).toMatchObject({
+      loops: [{ status: 'running' }],
+      sessions: [],
+    });
   });
 
   it('stops recording once destroyed', async () => {

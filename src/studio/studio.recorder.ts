@@ -1,4 +1,5 @@
 import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { WriteInFlight } from '../platform/state/state-store.js';
 import type { ChatMessage } from '../providers/chat.types.js';
 import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
 import { RUN_STOPPED_HERE } from '../runs/lifecycle/run-lifecycle.js';
@@ -53,26 +54,31 @@ export class StudioRecorder implements RunObserver, OnModuleInit, OnModuleDestro
     this.recordLoop(record);
   }
 
-  /** A paused run gets its session record when it ends (after the decision). */
+  /**
+   * The settled loop, and the session when the run ended (a paused run gets its session record
+   * when it ends, after the decision), written with the run's settled record.
+   */
+  runSettling(record: Readonly<RunRecord>, _marks: unknown, onlyIf: WriteInFlight): void {
+    const session = TERMINAL_STATUSES.has(record.status)
+      ? {
+          id: record.session_id,
+          tenant_id: record.tenant_id,
+          agent: record.agent,
+          prompt: clip(promptOf(record.messages)),
+          text: clip(record.text),
+          finish_reason: record.finish_reason ?? (record.status === 'failed' ? 'error' : 'stop'),
+          tool_calls: record.tool_calls,
+          turns: record.turns,
+          run_id: record.run_id,
+          updated_at: record.ended_at ?? new Date().toISOString(),
+        }
+      : undefined;
+    this.store.putSettled(loopOf(record), session, onlyIf);
+  }
+
+  /** Settled runs were recorded as they settled (runSettling); left: runs stopped here. */
   runSettled(record: Readonly<RunRecord>): void {
-    if (record.error?.type === RUN_STOPPED_HERE) {
-      this.store.loopStoppedHere(loopOf(record));
-      return;
-    }
-    this.recordLoop(record);
-    if (!TERMINAL_STATUSES.has(record.status)) return;
-    this.store.putSession({
-      id: record.session_id,
-      tenant_id: record.tenant_id,
-      agent: record.agent,
-      prompt: clip(promptOf(record.messages)),
-      text: clip(record.text),
-      finish_reason: record.finish_reason ?? (record.status === 'failed' ? 'error' : 'stop'),
-      tool_calls: record.tool_calls,
-      turns: record.turns,
-      run_id: record.run_id,
-      updated_at: record.ended_at ?? new Date().toISOString(),
-    });
+    if (record.error?.type === RUN_STOPPED_HERE) this.store.loopStoppedHere(loopOf(record));
   }
 
   flush(): Promise<void> {

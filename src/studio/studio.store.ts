@@ -1,3 +1,4 @@
+import type { WriteInFlight } from '../platform/state/state-store.js';
 import type { StudioLoop, StudioSession, StudioSnapshot } from './studio-records.js';
 
 /** What the store keeps, per tenant, of each kind; the oldest make room first. */
@@ -29,6 +30,21 @@ export abstract class StudioStore {
 
   /** Records the latest run of a session: the session becomes the newest. */
   abstract putSession(update: SessionUpdate): void;
+
+  /**
+   * `putLoop`, and `putSession` when the run ended, for a run whose settled record was just
+   * asked for (`onlyIf`): they happened only if that write holds. Here they are put once it is
+   * done; a store in the state backend sends them with the write, in its transaction.
+   */
+  putSettled(loop: LoopUpdate, session: SessionUpdate | undefined, onlyIf: WriteInFlight): void {
+    onlyIf.outcome.then(
+      () => {
+        this.putLoop(loop);
+        if (session) this.putSession(session);
+      },
+      () => undefined,
+    );
+  }
 
   /** One tenant's records, or every tenant's when `tenantId` is undefined; newest first. */
   abstract snapshot(tenantId: string | undefined, limit?: number): Promise<StudioSnapshot>;

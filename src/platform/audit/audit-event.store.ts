@@ -1,17 +1,23 @@
 import { Injectable } from '@nestjs/common';
-import type { JsonValue } from '../state/state-store.js';
-import { sqlDialect } from '../state/sql-dialect.js';
+import { entryWriteHolds } from '../state/entry-write.js';
+import { type SqlDialect, sqlDialect } from '../state/sql-dialect.js';
+import type { EntryWrite, JsonValue } from '../state/state-store.js';
 import { StateDatabase } from '../state/state-database.service.js';
 import { storableDiagnostic } from '../state/stored-text.js';
 import type { AuditKind, RecordedAuditEvent } from './audit-event.js';
 import { runIdOf } from './audit-filter.js';
 import type { AuditQuery } from './audit-sink.js';
 
-/** An event as `record` took it: everything but the id, which the table gives. */
-export type PendingAuditEvent = Omit<RecordedAuditEvent, 'id'>;
+/**
+ * An event as `record` took it: everything but the id, which the table gives; with `onlyIf`,
+ * one to write only if that write holds (AuditSink.recordWith).
+ */
+export type PendingAuditEvent = Omit<RecordedAuditEvent, 'id'> & { onlyIf?: EntryWrite };
 
 /** Rows one insert writes at most (6 parameters each, far below both drivers' limits). */
 export const MAX_AUDIT_INSERT = 500;
+
+const INSERT = 'INSERT INTO audit_events (tenant_id, kind, actor, run_id, at, details)';
 
 /** Column sizes of audit_events; longer values are cut rather than refused (recording never fails). */
 const COLUMN = { tenant: 128, kind: 64, actor: 256, run: 256 } as const;
@@ -49,37 +55,53 @@ function toEvent(row: Row): RecordedAuditEvent {
  */
 @Injectable()
 export class AuditEventStore {
+  private readonly dialect: SqlDialect;
   private readonly param: (n: number) => string;
 
   constructor(private readonly database: StateDatabase) {
     const dialect = sqlDialect(database.backend);
+    this.dialect = dialect;
     this.param = (n) => dialect.param(n);
   }
 
-  /** Writes `events` (at most MAX_AUDIT_INSERT) in one statement, in order. */
+  /**
+   * Writes `events` (at most MAX_AUDIT_INSERT) in order: one statement, and one more for each
+   * event with a condition, all asked for at once (one statement group).
+   */
   async insert(events: PendingAuditEvent[]): Promise<void> {
-    if (events.length === 0) return;
-    const params: unknown[] = [];
-    const rows = events.map((event) => {
-      const values = [
-        column(event.tenantId, COLUMN.tenant),
-        column(event.kind, COLUMN.kind),
-        column(event.actor, COLUMN.actor),
-        column(runIdOf(event.details), COLUMN.run),
-        event.at,
-        JSON.stringify(event.details),
-      ];
-      const placeholders = values.map((value) => {
+    const plain = events.filter((event) => !event.onlyIf);
+    const statements: Array<Promise<unknown>> = [];
+    if (plain.length > 0) {
+      const params: unknown[] = [];
+      const rows = plain.map((event) => `(${this.placeholders(event, params)})`);
+      statements.push(this.database.query(`${INSERT} VALUES ${rows.join(', ')}`, params));
+    }
+    for (const event of events) {
+      if (!event.onlyIf) continue;
+      const params: unknown[] = [];
+      const row = this.placeholders(event, params);
+      const holds = entryWriteHolds(event.onlyIf, params, this.dialect);
+      statements.push(this.database.query(`${INSERT} SELECT ${row} WHERE ${holds}`, params));
+    }
+    await Promise.all(statements);
+  }
+
+  /** The event's columns as placeholders, their values appended to `params`. */
+  private placeholders(event: PendingAuditEvent, params: unknown[]): string {
+    const values = [
+      column(event.tenantId, COLUMN.tenant),
+      column(event.kind, COLUMN.kind),
+      column(event.actor, COLUMN.actor),
+      column(runIdOf(event.details), COLUMN.run),
+      event.at,
+      JSON.stringify(event.details),
+    ];
+    return values
+      .map((value) => {
         params.push(value);
         return this.param(params.length);
-      });
-      return `(${placeholders.join(', ')})`;
-    });
-    await this.database.query(
-      `INSERT INTO audit_events (tenant_id, kind, actor, run_id, at, details)
-       VALUES ${rows.join(', ')}`,
-      params,
-    );
+      })
+      .join(', ');
   }
 
   /** The query's events, newest first, at most `limit`. */

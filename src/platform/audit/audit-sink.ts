@@ -1,3 +1,4 @@
+import type { WriteInFlight } from '../state/state-store.js';
 import type { AuditEvent, RecordedAuditEvent } from './audit-event.js';
 
 /** Events one page of GET /v1/audit holds at most. */
@@ -38,6 +39,18 @@ export abstract class AuditSink {
   private readonly closeHooks: Array<() => void> = [];
 
   abstract record(event: AuditEvent): void;
+
+  /**
+   * `record` for an event that happened only if a write just asked for holds (a run settled:
+   * its settled record, see WriteInFlight). Here it is recorded once that write is done; a sink
+   * in the state backend sends it with the write, in its transaction.
+   */
+  recordWith(event: AuditEvent, onlyIf: WriteInFlight): void {
+    onlyIf.outcome.then(
+      () => this.record(event),
+      () => undefined,
+    );
+  }
 
   /** Newest first (ids decrease), at most `limit`. */
   abstract list(query: AuditQuery): Promise<RecordedAuditEvent[]>;

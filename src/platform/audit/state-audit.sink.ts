@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { BackgroundWriter } from '../state/background-writer.js';
 import type { StateDatabase } from '../state/state-database.service.js';
+import type { WriteInFlight } from '../state/state-store.js';
 import type { Metrics } from '../telemetry/metrics.service.js';
 import type { AuditEvent, RecordedAuditEvent } from './audit-event.js';
 import { AuditEventStore, MAX_AUDIT_INSERT, type PendingAuditEvent } from './audit-event.store.js';
@@ -36,6 +37,7 @@ export class StateAuditSink extends AuditSink {
       maxBatch: MAX_AUDIT_INSERT,
       maxPending: AUDIT_BUFFER,
       gatherMs: GATHER_MS,
+      bind: (event, write) => ({ ...event, onlyIf: write }),
     });
     // After the HTTP server drained and before the pool closes: the last events are written.
     database.beforeClose(async () => {
@@ -56,6 +58,10 @@ export class StateAuditSink extends AuditSink {
 
   record(event: AuditEvent): void {
     this.writer.add({ ...event, at: event.at ?? Date.now() });
+  }
+
+  override recordWith(event: AuditEvent, onlyIf: WriteInFlight): void {
+    this.writer.addWith([{ ...event, at: event.at ?? Date.now() }], onlyIf);
   }
 
   async list(query: AuditQuery): Promise<RecordedAuditEvent[]> {

@@ -6,6 +6,8 @@ import { StateUnavailableError } from './state-store.js';
 interface Item {
   key: string;
   value: number;
+  /** The version of the write it was bound to (addWith). */
+  boundTo?: number;
 }
 
 /** A writer over an in-memory "table" whose writes the test can hold, fail or let through. */
@@ -32,7 +34,10 @@ function setUp(options: Partial<BackgroundWriterOptions<Item>> = {}) {
   return {
     writer,
     batches,
-    written: () => batches.flat().map((item) => `${item.key}=${item.value}`),
+    written: () =>
+      batches
+        .flat()
+        .map((item) => `${item.key}=${item.value}${item.boundTo ? `@${item.boundTo}` : ''}`),
     fail: (error: Error | null) => (failWith = error),
     hold: () => {
       let release = () => undefined as void;
@@ -46,6 +51,13 @@ function setUp(options: Partial<BackgroundWriterOptions<Item>> = {}) {
 }
 
 const item = (key: string, value = 1): Item => ({ key, value });
+
+/** A write at `version` whose statement was just asked for, answered by `outcome`. */
+const writeAt = (version: number, outcome: Promise<unknown> = Promise.resolve()) => ({
+  write: { key: { tenantId: 't', sessionId: 's', key: 'k' }, version, json: '{}' },
+  outcome,
+});
+const bind = (i: Item, write: { version: number }): Item => ({ ...i, boundTo: write.version });
 const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('BackgroundWriter', () => {
@@ -155,6 +167,53 @@ describe('BackgroundWriter', () => {
       await writer.flush();
       expect({ hops, batches }).toEqual({ hops, batches: [['first'], ['late']] });
     }
+  });
+
+  it('sends items that go with a write at once, bound to it, after what waits', () => {
+    const { writer, written } = setUp({ bind, gatherMs: 60_000 });
+    writer.add(item('a'));
+    writer.addWith([item('b'), item('c')], writeAt(2));
+    // Asked for before addWith returned: in the same statement group as the write.
+    expect(written()).toEqual(['a=1', 'b=1@2', 'c=1@2']);
+  });
+
+  it('lets an item that replaces the waiting one of its key take its place, and keeps merges apart', async () => {
+    const { writer, written } = setUp({
+      bind,
+      gatherMs: 60_000,
+      key: (i) => i.key,
+      merge: (older, newer) => (newer.key === 'sum' ? { ...newer, value: older.value + 1 } : newer),
+    });
+    writer.add(item('loop', 1));
+    writer.add(item('sum', 1));
+    writer.addWith([item('loop', 7), item('sum', 1)], writeAt(3));
+    await writer.flush();
+    expect(written()).toEqual(['loop=7@3', 'sum=1', 'sum=1@3']);
+  });
+
+  it('while a batch is written, adds the items once their write is done, plainly, or not at all', async () => {
+    const { writer, written, hold } = setUp({ bind });
+    const release = hold();
+    writer.add(item('a'));
+    const first = writer.flush();
+    await tick(10);
+    let answer = (_done: boolean) => undefined as void;
+    const done = new Promise((resolve, reject) => {
+      answer = (ok) => (ok ? resolve(undefined) : reject(new Error('not written')));
+    });
+    done.catch(() => undefined);
+    writer.addWith([item('b')], writeAt(2, done));
+    writer.addWith([item('c')], writeAt(2, Promise.reject(new Error('conflict'))));
+    const flushed = writer.flush();
+    release();
+    await first;
+    await tick(10);
+    expect(written()).toEqual(['a=1']);
+    answer(true);
+    // The flush asked for after addWith waited for the write, then for its item.
+    await flushed;
+    expect(written()).toEqual(['a=1', 'b=1']);
+    expect(writer.dropped).toBe(0);
   });
 
   it('writes what is left at close, and drops what comes after', async () => {

@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { OutageLog } from '../logging/outage-log.js';
-import { StateUnavailableError } from './state-store.js';
+import { type EntryWrite, StateUnavailableError, type WriteInFlight } from './state-store.js';
 
 export interface BackgroundWriterOptions<T> {
   /** What the items are, for log lines: `audit events`. */
@@ -19,6 +19,11 @@ export interface BackgroundWriterOptions<T> {
    */
   key?(item: T): string;
   merge?(older: T, newer: T): T;
+  /**
+   * The item carrying the condition that `write` holds, for `write` to check in SQL (see
+   * `addWith`); needed only by a writer whose items go with other writes.
+   */
+  bind?(item: T, write: EntryWrite): T;
 }
 
 interface Entry<T> {
@@ -63,6 +68,8 @@ export class BackgroundWriter<T> {
   private closed = false;
   private droppedCount = 0;
   private dropLogged = false;
+  /** addWith's items waiting for their write's outcome, as the promises that add them. */
+  private readonly deferred = new Set<Promise<void>>();
 
   constructor(private readonly options: BackgroundWriterOptions<T>) {
     this.outage = new OutageLog(options.logger, `writing ${options.what}`);
@@ -125,11 +132,45 @@ export class BackgroundWriter<T> {
   }
 
   /**
+   * Queues `items`, which go only with a write whose statement was just asked for (a run's
+   * settled record, see EntryWrite). When the writer is free they are sent at once, bound to
+   * that write's condition (`bind`), with what waits: in the write's statement group, so they
+   * commit with it or not at all. Otherwise they cannot join that group: once the write is done
+   * they are queued as they are, and dropped unwritten (not counted) if it failed.
+   */
+  addWith(items: T[], onlyIf: WriteInFlight): void {
+    if (!this.options.bind) throw new TypeError(`${this.options.what}: addWith needs bind`);
+    if (this.writing || this.backingOff || this.closed) {
+      const added = onlyIf.outcome.then(
+        () => items.forEach((item) => this.add(item)),
+        () => undefined,
+      );
+      this.deferred.add(added);
+      void added.then(() => this.deferred.delete(added));
+      return;
+    }
+    for (const item of items) {
+      const bound = this.options.bind(item, onlyIf.write);
+      if (this.tookThePlaceOf(item, bound)) continue;
+      if (this.pending.size >= this.options.maxPending) {
+        this.drop(1, `the buffer of ${this.options.maxPending} is full`);
+        continue;
+      }
+      const gen = ++this.gen;
+      this.pending.set(`#${gen}`, { item: bound, gen });
+    }
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.startDraining();
+  }
+
+  /**
    * Resolves once every item added before the call has been tried once (written, or kept for a
    * retry because the backend is away); at once while the writer waits out an outage, and never
-   * later than FLUSH_MAX_WAIT_MS.
+   * later than FLUSH_MAX_WAIT_MS. Items of addWith still waiting for their write count as added.
    */
   flush(): Promise<void> {
+    if (this.deferred.size > 0) return this.afterDeferred().then(() => this.flush());
     if ((this.pending.size === 0 && !this.writing) || this.backingOff) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiter: Waiter = { gen: this.gen, resolve: () => undefined };
@@ -152,6 +193,35 @@ export class BackgroundWriter<T> {
   }
 
   /**
+   * An item bound to a write that simply replaces the waiting item of its key takes its place;
+   * one that would merge with it goes on its own (the merged item would take the condition
+   * along, and the waiting item's part would be lost with a write that failed).
+   */
+  private tookThePlaceOf(item: T, bound: T): boolean {
+    const key = this.options.key?.(item);
+    const waiting = key === undefined ? undefined : this.pending.get(key);
+    if (!waiting) return false;
+    const merged = this.options.merge ? this.options.merge(waiting.item, bound) : bound;
+    if (merged !== bound) return false;
+    waiting.item = bound;
+    return true;
+  }
+
+  /** Until addWith's waiting items are added (their writes answered), or FLUSH_MAX_WAIT_MS. */
+  private afterDeferred(): Promise<void> {
+    let timeout: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timeout = setTimeout(resolve, FLUSH_MAX_WAIT_MS);
+      timeout.unref();
+    });
+    const added = Promise.all(this.deferred).then(() => clearTimeout(timeout));
+    return Promise.race([added, late]).then(() => {
+      // Past the bound: flushed as it stands, without them.
+      this.deferred.clear();
+    });
+  }
+
+  /**
    * `flush`, and whether what waits was sent in this call: the writer was free (no batch under
    * way, no outage), so its statement is asked for now, and a statement asked for later in the
    * same moment is queued behind it, in its group. Otherwise what waits goes after the batch
@@ -168,6 +238,7 @@ export class BackgroundWriter<T> {
    * are dropped.
    */
   async close(): Promise<void> {
+    if (this.deferred.size > 0) await this.afterDeferred();
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;

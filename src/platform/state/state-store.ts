@@ -21,6 +21,16 @@ export interface EntryWrite {
   json: string;
 }
 
+/**
+ * An EntryWrite whose statement was just asked for, with its outcome (settles once the write
+ * is committed, or has failed): what must go only with it is asked for now, carrying the
+ * condition, so that it joins the write's group; what cannot join it waits for `outcome`.
+ */
+export interface WriteInFlight {
+  write: EntryWrite;
+  outcome: Promise<unknown>;
+}
+
 export interface StateEntry<T extends JsonValue = JsonValue> extends StateKey {
   value: T;
   /** 1 on creation, +1 on every write. */
@@ -88,12 +98,16 @@ export abstract class StateStore {
    * `put` at `expectedVersion`, with the write as a condition for statements that must take
    * effect only with it (EntryWrite). The statement is on its way when this returns, so one
    * asked for next goes after it (in the same group when asked for before the I/O round ends).
-   * A key out of bounds, or a value JSON cannot write, throws at once rather than rejecting.
+   * With `onlyIf` (over an existing entry, `expectedVersion` ≥ 1) it writes only if that other
+   * write holds too, a StateConflictError otherwise: asked for right after that write, both
+   * commit in one transaction or neither does. A key out of bounds, or a value JSON cannot
+   * write, throws at once rather than rejecting.
    */
   abstract putAt<T extends JsonValue>(
     key: StateKey,
     value: T,
     expectedVersion: number,
+    onlyIf?: EntryWrite,
   ): { entry: Promise<StateEntry<T>>; write: EntryWrite };
   /** True when an entry was removed. */
   abstract delete(key: StateKey): Promise<boolean>;

@@ -47,10 +47,10 @@ function statements(d: SqlDialect) {
     // The hot read: a raw statement skips the repository's query building on every call.
     get: sql(d)`SELECT value, version, updated_at FROM state_entries
       WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'}`,
+    // RETURNING goes after it, and after a condition when there is one (putAt's `onlyIf`).
     updateAtVersion: sql(d)`UPDATE state_entries
       SET value = ${'?'}, version = version + 1, updated_at = ${'now'}
-      WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}
-      RETURNING version, updated_at`,
+      WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}`,
     // One statement: insert, take over an expired lease, or renew our own. Losing leaves no row.
     claimLease: sql(
       d,
@@ -166,11 +166,13 @@ export class TypeormStateStore extends StateStore {
     key: StateKey,
     value: T,
     expectedVersion: number,
+    onlyIf?: EntryWrite,
   ): { entry: Promise<StateEntry<T>>; write: EntryWrite } {
     assertStateKey(key);
+    if (onlyIf && expectedVersion < 1) throw new RangeError('onlyIf needs an existing entry');
     const json = JSON.stringify(value);
     return {
-      entry: this.write(key, value, json, expectedVersion),
+      entry: this.write(key, value, json, expectedVersion, onlyIf),
       write: { key, version: expectedVersion + 1, json },
     };
   }
@@ -181,22 +183,29 @@ export class TypeormStateStore extends StateStore {
     value: T,
     json: string,
     expectedVersion: number | undefined,
+    onlyIf?: EntryWrite,
   ): Promise<StateEntry<T>> {
     const result =
       expectedVersion === undefined
         ? await this.run('put', this.sql.upsert, [key.tenantId, key.sessionId, key.key, json])
         : expectedVersion === 0
           ? await this.run('put', this.sql.insertOnly, [key.tenantId, key.sessionId, key.key, json])
-          : await this.run('put', this.sql.updateAtVersion, [
-              json,
-              key.tenantId,
-              key.sessionId,
-              key.key,
-              expectedVersion,
-            ]);
+          : await this.updateAtVersion(key, json, expectedVersion, onlyIf);
     const row = result.records[0] as EntryRow | undefined;
     if (!row) throw new StateConflictError(key, expectedVersion ?? 0);
     return { ...key, value, version: Number(row.version), updatedAt: Number(row.updated_at) };
+  }
+
+  private updateAtVersion(
+    key: StateKey,
+    json: string,
+    expectedVersion: number,
+    onlyIf: EntryWrite | undefined,
+  ): Promise<QueryResult> {
+    const params: unknown[] = [json, key.tenantId, key.sessionId, key.key, expectedVersion];
+    const condition = onlyIf ? ` AND ${entryWriteHolds(onlyIf, params, this.dialect)}` : '';
+    const text = `${this.sql.updateAtVersion}${condition} RETURNING version, updated_at`;
+    return this.run('put', text, params);
   }
 
   async delete(key: StateKey): Promise<boolean> {

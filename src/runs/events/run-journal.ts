@@ -1,6 +1,6 @@
 import type { Logger } from '@nestjs/common';
 import { AmbientSlot } from '../../platform/context/ambient-slot.js';
-import type { EntryWrite } from '../../platform/state/state-store.js';
+import type { EntryWrite, WriteInFlight } from '../../platform/state/state-store.js';
 import type { NewRunEvent, RunEvent, RunEventData, RunEventType } from './run-event.js';
 import { MAX_APPEND_BATCH } from './run-event.store.js';
 
@@ -9,13 +9,6 @@ import { MAX_APPEND_BATCH } from './run-event.store.js';
  * if that write holds (answered empty when it does not).
  */
 export type AppendEvents = (events: NewRunEvent[], onlyIf?: EntryWrite) => Promise<RunEvent[]>;
-
-/** A write an event belongs to: the condition, and the write's own outcome. */
-export interface EventWrite {
-  write: EntryWrite;
-  /** Settles once the write is committed (or has failed). */
-  outcome: Promise<unknown>;
-}
 
 export interface JournalOptions {
   /** Past this many events in the run's log, deltas are no longer written (the rest are). */
@@ -65,7 +58,7 @@ const current = new AmbientSlot<Scope>('svc.run.journal');
 export class RunJournal {
   private queue: NewRunEvent[] = [];
   /** The queued events that belong to a write (each ends its batch). */
-  private readonly conditions = new Map<NewRunEvent, EventWrite>();
+  private readonly conditions = new Map<NewRunEvent, WriteInFlight>();
   private draining: Promise<void> | null = null;
   /**
    * Ends the wait of the drain that gathers a batch: it starts writing after this round of I/O,
@@ -102,7 +95,7 @@ export class RunJournal {
   }
 
   /** Queues an event; with `onlyIf`, one that belongs to that write (see the class). */
-  emit(type: RunEventType, data: RunEventData, onlyIf?: EventWrite): void {
+  emit(type: RunEventType, data: RunEventData, onlyIf?: WriteInFlight): void {
     if (type === 'model.delta' && !this.wantsDeltas) return;
     const step = current.get()?.step;
     const event = { type, at: Date.now(), data: step === undefined ? data : { step, ...data } };
@@ -146,7 +139,7 @@ export class RunJournal {
   /** The next batch: up to the bound, ending at the first event that belongs to a write. */
   private writeNext(): Promise<void> {
     let size = Math.min(this.queue.length, MAX_APPEND_BATCH);
-    let onlyIf: EventWrite | undefined;
+    let onlyIf: WriteInFlight | undefined;
     for (let i = 0; i < size; i++) {
       onlyIf = this.conditions.get(this.queue[i]);
       if (!onlyIf) continue;
@@ -157,7 +150,7 @@ export class RunJournal {
     return this.write(this.queue.splice(0, size), onlyIf);
   }
 
-  private async write(batch: NewRunEvent[], onlyIf?: EventWrite): Promise<void> {
+  private async write(batch: NewRunEvent[], onlyIf?: WriteInFlight): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         let written = await this.append(batch, onlyIf?.write);

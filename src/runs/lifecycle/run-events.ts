@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import type { WriteInFlight } from '../../platform/state/state-store.js';
 import type { RunMarks, RunRecord } from '../record/run-record.js';
 
 /**
@@ -12,7 +13,16 @@ export interface RunObserver {
   runStarted?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /** The run moved on: a turn or a step finished. */
   runProgressed?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
-  /** The run stopped here: `completed`, `failed`, `denied`, or `paused` for a decision. */
+  /**
+   * The run's settled record was just asked for (`onlyIf`): what the observer writes of the
+   * settled run goes only with that write (in its transaction, see WriteInFlight). Called
+   * before `runSettled`, whether or not the write then holds.
+   */
+  runSettling?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>, onlyIf: WriteInFlight): void;
+  /**
+   * The run stopped here: `completed`, `failed`, `denied`, or `paused` for a decision (its
+   * settled record written), or unfinished (`RUN_STOPPED_HERE`, nothing written).
+   */
   runSettled?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /**
    * Resolves once what the observer was told so far is recorded where every replica reads it
@@ -34,15 +44,19 @@ export class RunEvents {
   }
 
   started(record: RunRecord, marks: RunMarks = {}): void {
-    this.emit('runStarted', record, marks);
+    this.emit('runStarted', (observer) => observer.runStarted?.(record, marks));
   }
 
   progressed(record: RunRecord, marks: RunMarks = {}): void {
-    this.emit('runProgressed', record, marks);
+    this.emit('runProgressed', (observer) => observer.runProgressed?.(record, marks));
+  }
+
+  settling(record: RunRecord, marks: RunMarks, onlyIf: WriteInFlight): void {
+    this.emit('runSettling', (observer) => observer.runSettling?.(record, marks, onlyIf));
   }
 
   settled(record: RunRecord, marks: RunMarks = {}): void {
-    this.emit('runSettled', record, marks);
+    this.emit('runSettled', (observer) => observer.runSettled?.(record, marks));
   }
 
   /** Waits for every observer's flush; what one throws is logged and dropped. */
@@ -61,14 +75,10 @@ export class RunEvents {
     await Promise.all(flushes);
   }
 
-  private emit(
-    event: Exclude<keyof RunObserver, 'flush'>,
-    record: RunRecord,
-    marks: RunMarks,
-  ): void {
+  private emit(event: Exclude<keyof RunObserver, 'flush'>, tell: (observer: RunObserver) => void) {
     for (const observer of this.observers) {
       try {
-        observer[event]?.(record, marks);
+        tell(observer);
       } catch (error) {
         this.logger.warn(`a run observer failed on ${event}: ${String(error)}`);
       }

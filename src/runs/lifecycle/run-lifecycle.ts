@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { AuditKind } from '../../platform/audit/audit-event.js';
 import { AuditSink } from '../../platform/audit/audit-sink.js';
-import type { JsonValue } from '../../platform/state/state-store.js';
+import type { EntryWrite, JsonValue, WriteInFlight } from '../../platform/state/state-store.js';
 import { Metrics } from '../../platform/telemetry/metrics.service.js';
 import type { RunSpanInput } from '../../platform/telemetry/span-specs.js';
 import { linkTo } from '../../platform/telemetry/tracing.service.js';
-import type { RunMarks, RunRecord, RunStatus, StoredRun } from '../record/run-record.js';
+import type { RunMarks, RunStatus, StoredRun } from '../record/run-record.js';
 import { runView } from '../record/run-record.mapper.js';
 import { RunRecordStore } from '../record/run-record.store.js';
 import { RunEventLog } from '../events/run-event-log.js';
@@ -150,30 +150,46 @@ export class RunLifecycle {
    * decision): its record written at `version` (conditional, like every checkpoint; a
    * StateConflictError when another owner's write stands), with its settled event, which is
    * written only if the record is (in the same transaction, unless the run's log is being
-   * written at that moment), and so is the release of its lease when this process holds it.
-   * Then observers learn it (`tellSettled`). Answers the record's new version.
+   * written at that moment), and so are the release of its lease when this process holds it,
+   * its audit entry and what observers write of it (`runSettling`: the studio's loop and
+   * session). With `onlyIf` the record is written only if that write holds too (a plain run's
+   * last turn in its session, asked for just before: one transaction). Once the record is
+   * written, observers and the run's webhook learn that it settled. Answers the record's new
+   * version.
    */
-  async settle(run: StoredRun, version: number, actor?: string): Promise<number> {
+  async settle(
+    run: StoredRun,
+    version: number,
+    actor?: string,
+    onlyIf?: EntryWrite,
+  ): Promise<number> {
     const view = runView(run);
     const type = run.status === 'paused' ? 'run.paused' : 'run.settled';
     const log = journal();
     const lease = this.leases.heldFor(run.tenant_id, run.run_id);
-    const written = await this.records.putWith(run, version, (write, outcome) => {
-      log?.emit(type, { run: asData(view) }, { write, outcome });
-      lease?.releaseWith(write);
-    });
-    this.tellSettled(run, view, actor);
+    const marks = marksOf(run);
+    const written = await this.records.putWith(
+      run,
+      version,
+      (write, outcome) => {
+        const record = { write, outcome };
+        log?.emit(type, { run: asData(view) }, record);
+        lease?.releaseWith(write);
+        this.events.settling(view, marks, record);
+        this.auditSettled(run, actor, record);
+      },
+      onlyIf,
+    );
+    this.events.settled(view, marks);
+    this.webhooks.settled(view, marks);
     return written;
   }
 
-  /** Observers, the run's webhook and the audit trail learn that the run settled. */
-  private tellSettled(run: StoredRun, view: RunRecord, actor: string | undefined): void {
-    const marks = marksOf(run);
-    this.events.settled(view, marks);
-    this.webhooks.settled(view, marks);
+  /** The audit trail's entry of the settled run, which goes with its settled record. */
+  private auditSettled(run: StoredRun, actor: string | undefined, record: WriteInFlight): void {
     const kind = SETTLED_KINDS[run.status];
     if (!kind) return;
-    this.audit.record({
+    const event = {
       kind,
       tenantId: run.tenant_id,
       actor: actor ?? run.actor,
@@ -185,7 +201,8 @@ export class RunLifecycle {
         ...(run.status === 'paused' ? { pending_node: run.pending_node ?? null } : {}),
         ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
       },
-    });
+    };
+    this.audit.recordWith(event, record);
   }
 
   /**

@@ -322,7 +322,8 @@ export class PlainRunner {
     const inFlightCalls = progress.inFlight?.answer.tool_calls?.length ?? 0;
     let own = progress.own;
     let sessionVersion = progress.sessionVersion;
-    let finished: LoopFinish = 'max_turns';
+    /** The run as its last turn settled it. */
+    let settled: StoredRun | undefined;
     await this.loop.run({
       tenantId: run.tenant_id,
       toolset: loop.toolset,
@@ -346,52 +347,72 @@ export class PlainRunner {
         },
         toolReturned: () => this.checkpoint(execution),
         turnDone: async (messages, done, finish) => {
-          const turns = done.turns;
-          const toolCalls = progress.toolCalls + done.tool_calls;
-          const saved = await this.saveSession(
-            run,
-            { from: progress.from, own: [...own, ...messages] },
-            sessionVersion,
-            {
+          const turn: SessionTurn = {
+            update: { from: progress.from, own: [...own, ...messages] },
+            version: sessionVersion,
+            mark: {
               id: run.run_id,
-              turns,
-              tool_calls: toolCalls,
-              ...(finish ? { finish } : {}),
+              turns: done.turns,
+              tool_calls: progress.toolCalls + done.tool_calls,
             },
-          );
+          };
+          if (finish) {
+            settled = await this.finish(execution, turn, finish);
+            return;
+          }
+          const saved = await this.conversations
+            .save(run.tenant_id, run.session_id, turn.update, turn.version, turn.mark)
+            .catch((error: unknown) => sessionFailed(run, error));
           own = saved.own;
           sessionVersion = saved.version;
-          run.turns = turns;
-          run.tool_calls = toolCalls;
-          if (finish) finished = finish;
+          run.turns = turn.mark.turns;
+          run.tool_calls = turn.mark.tool_calls;
           this.lifecycle.progressed(run);
         },
       },
     });
-    return this.settle(
-      execution,
-      { ...progress, own, turns: run.turns, toolCalls: run.tool_calls },
-      finished,
+    return (
+      settled ??
+      this.settle(
+        execution,
+        { ...progress, own, turns: run.turns, toolCalls: run.tool_calls },
+        // No turn was left to run (a resumed run at its turn limit).
+        'max_turns',
+      )
     );
   }
 
-  /** Writes the session after a turn; another run having written it is a session conflict. */
-  private async saveSession(
-    run: PlainRun,
-    update: { from: PlainProgress['from']; own: ChatMessage[] },
-    version: number,
-    mark: { id: string; turns: number; tool_calls: number; finish?: LoopFinish },
-  ) {
-    try {
-      return await this.conversations.save(run.tenant_id, run.session_id, update, version, mark);
-    } catch (error) {
-      if (!(error instanceof StateConflictError)) throw error;
-      throw new ProblemException(
-        409,
-        `session ${JSON.stringify(run.session_id)} was changed by another run during this one`,
-        'session-conflict',
-      );
-    }
+  /**
+   * The loop's last turn: written into the session, and the run settled `completed`, in one
+   * statement group, the record only if the session's write holds. Both commit in one
+   * transaction (one commit and one round trip fewer than one after the other) or neither
+   * does; a session another run changed meanwhile is a session conflict, as after any turn.
+   */
+  private async finish(
+    execution: Execution,
+    turn: SessionTurn,
+    finish: LoopFinish,
+  ): Promise<StoredRun> {
+    const { run } = execution;
+    const { turns, tool_calls: toolCalls } = turn.mark;
+    await execution.writes;
+    // From here to the settle's statement nothing waits: both go in one group.
+    const session = this.conversations.saveAt(
+      run.tenant_id,
+      run.session_id,
+      turn.update,
+      turn.version,
+      { ...turn.mark, finish },
+    );
+    session.saved.catch(() => undefined); // answered below
+    const progressed: PlainRun = { ...run, turns, tool_calls: toolCalls };
+    this.lifecycle.progressed(progressed);
+    const settled = completedRun(progressed, { own: session.own, turns, toolCalls }, finish);
+    const settling = this.lifecycle.settle(settled, execution.version, undefined, session.write);
+    settling.catch(() => undefined); // the session's failure, when it failed, is the cause
+    await session.saved.catch((error: unknown) => sessionFailed(run, error));
+    execution.version = await settling;
+    return settled;
   }
 
   /** The checkpoint of the turn in flight, written after the ones before it. */
@@ -410,18 +431,7 @@ export class PlainRunner {
     progress: Pick<PlainProgress, 'own' | 'turns' | 'toolCalls'>,
     finish: LoopFinish,
   ): Promise<StoredRun> {
-    const { run } = execution;
-    const reply = progress.own.findLast((message) => message.role === 'assistant');
-    const settled: StoredRun = {
-      ...withoutLoop(run),
-      status: 'completed',
-      text: reply?.content ?? '',
-      finish_reason: finish,
-      turns: progress.turns,
-      tool_calls: progress.toolCalls,
-      messages: progress.own,
-      ended_at: now(),
-    };
+    const settled = completedRun(execution.run, progress, finish);
     await execution.writes;
     execution.version = await this.lifecycle.settle(settled, execution.version);
     return settled;
@@ -444,6 +454,42 @@ export class PlainRunner {
     execution.version = await this.lifecycle.settle(failed, execution.version);
     return failed;
   }
+}
+
+/** A turn to write into the run's session, over `version`. */
+interface SessionTurn {
+  update: { from: PlainProgress['from']; own: ChatMessage[] };
+  version: number;
+  mark: { id: string; turns: number; tool_calls: number };
+}
+
+/** A session write failed: another run having written it is a session conflict. */
+function sessionFailed(run: PlainRun, error: unknown): never {
+  if (!(error instanceof StateConflictError)) throw error;
+  throw new ProblemException(
+    409,
+    `session ${JSON.stringify(run.session_id)} was changed by another run during this one`,
+    'session-conflict',
+  );
+}
+
+/** The run settled `completed` where its loop ended. */
+function completedRun(
+  run: PlainRun,
+  progress: Pick<PlainProgress, 'own' | 'turns' | 'toolCalls'>,
+  finish: LoopFinish,
+): StoredRun {
+  const reply = progress.own.findLast((message) => message.role === 'assistant');
+  return {
+    ...withoutLoop(run),
+    status: 'completed',
+    text: reply?.content ?? '',
+    finish_reason: finish,
+    turns: progress.turns,
+    tool_calls: progress.toolCalls,
+    messages: progress.own,
+    ended_at: now(),
+  };
 }
 
 function withoutLoop(run: PlainRun): StoredRun {

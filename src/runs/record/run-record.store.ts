@@ -81,19 +81,22 @@ export class RunRecordStore {
   }
 
   /**
-   * `put` at `expectedVersion` that hands `alongside` the write (and its outcome) as its statement goes out, for
-   * what must be written only with it (the run's settled event; see EntryWrite). Like putAt,
-   * a run JSON cannot write throws at once.
+   * `put` at `expectedVersion` that hands `alongside` the write (and its outcome) as its
+   * statement goes out, for what must be written only with it (the run's settled event; see
+   * EntryWrite). With `onlyIf`, written only if that write holds too (StateStore.putAt). Like
+   * putAt, a run JSON cannot write throws at once.
    */
   putWith(
     run: StoredRun,
     expectedVersion: number,
     alongside: (write: EntryWrite, entry: Promise<unknown>) => void,
+    onlyIf?: EntryWrite,
   ): Promise<number> {
     const { entry, write } = this.store.putAt(
       recordKey(run.tenant_id, run.run_id),
       run as unknown as JsonValue,
       expectedVersion,
+      onlyIf,
     );
     alongside(write, entry);
     return entry.then(versionOf);
