@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { entryWriteHolds } from '../platform/state/entry-write.js';
+import { insertedRows } from '../platform/state/entry-write.js';
 import { type SqlDialect, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 import type { EntryWrite } from '../platform/state/state-store.js';
@@ -225,7 +225,7 @@ export class StudioTables {
    * only if that write holds.
    */
   private upsertLoops(loops: LoopWrite[], params: unknown[], onlyIf?: EntryWrite): string {
-    const rows = this.rows(
+    const rows = insertedRows(
       loops.map(({ update, updatedMs }) => [
         update.tenant_id,
         update.run_id,
@@ -237,6 +237,7 @@ export class StudioTables {
         JSON.stringify(update),
       ]),
       params,
+      this.dialect,
       onlyIf,
     );
     return `INSERT INTO studio_loops
@@ -250,7 +251,7 @@ export class StudioTables {
 
   /** The upsert of `sessions`, as upsertLoops. */
   private upsertSessions(sessions: SessionWrite[], params: unknown[], onlyIf?: EntryWrite): string {
-    const rows = this.rows(
+    const rows = insertedRows(
       sessions.map(({ update, runs }) => {
         const { id, ...fields } = update;
         return [
@@ -263,6 +264,7 @@ export class StudioTables {
         ];
       }),
       params,
+      this.dialect,
       onlyIf,
     );
     // Two runs of a session that end on two replicas may arrive in either order: the later run wins.
@@ -274,22 +276,5 @@ export class StudioTables {
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          runs = studio_sessions.runs + excluded.runs,
          ${pick('format')}, ${pick('record')}, ${pick('updated_ms')}`;
-  }
-
-  /**
-   * `VALUES (?, ?, …), (…)` for rows of values, their parameters appended to `params` in order;
-   * with `onlyIf` (one row), `SELECT ?, ?, … WHERE` that write holds.
-   */
-  private rows(rows: unknown[][], params: unknown[], onlyIf?: EntryWrite): string {
-    const placeholders = rows.map((row) =>
-      row
-        .map((value) => {
-          params.push(value);
-          return this.param(params.length);
-        })
-        .join(', '),
-    );
-    if (!onlyIf) return `VALUES ${placeholders.map((row) => `(${row})`).join(', ')}`;
-    return `SELECT ${placeholders[0]} WHERE ${entryWriteHolds(onlyIf, params, this.dialect)}`;
   }
 }

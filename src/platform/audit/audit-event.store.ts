@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { entryWriteHolds } from '../state/entry-write.js';
+import { insertedRows } from '../state/entry-write.js';
 import { type SqlDialect, sqlDialect } from '../state/sql-dialect.js';
 import type { EntryWrite, JsonValue } from '../state/state-store.js';
 import { StateDatabase } from '../state/state-database.service.js';
@@ -36,6 +36,18 @@ function column(value: string | undefined, max: number): string | null {
   return value === undefined ? null : storableDiagnostic(value.slice(0, max));
 }
 
+/** The values of an event's columns, in INSERT's order. */
+function columnsOf(event: PendingAuditEvent): unknown[] {
+  return [
+    column(event.tenantId, COLUMN.tenant),
+    column(event.kind, COLUMN.kind),
+    column(event.actor, COLUMN.actor),
+    column(runIdOf(event.details), COLUMN.run),
+    event.at,
+    JSON.stringify(event.details),
+  ];
+}
+
 function toEvent(row: Row): RecordedAuditEvent {
   return {
     id: Number(row.id),
@@ -69,39 +81,16 @@ export class AuditEventStore {
    * event with a condition, all asked for at once (one statement group).
    */
   async insert(events: PendingAuditEvent[]): Promise<void> {
-    const plain = events.filter((event) => !event.onlyIf);
     const statements: Array<Promise<unknown>> = [];
-    if (plain.length > 0) {
+    const insert = (rows: PendingAuditEvent[], onlyIf?: EntryWrite) => {
       const params: unknown[] = [];
-      const rows = plain.map((event) => `(${this.placeholders(event, params)})`);
-      statements.push(this.database.query(`${INSERT} VALUES ${rows.join(', ')}`, params));
-    }
-    for (const event of events) {
-      if (!event.onlyIf) continue;
-      const params: unknown[] = [];
-      const row = this.placeholders(event, params);
-      const holds = entryWriteHolds(event.onlyIf, params, this.dialect);
-      statements.push(this.database.query(`${INSERT} SELECT ${row} WHERE ${holds}`, params));
-    }
+      const values = insertedRows(rows.map(columnsOf), params, this.dialect, onlyIf);
+      statements.push(this.database.query(`${INSERT} ${values}`, params));
+    };
+    const plain = events.filter((event) => !event.onlyIf);
+    if (plain.length > 0) insert(plain);
+    for (const event of events) if (event.onlyIf) insert([event], event.onlyIf);
     await Promise.all(statements);
-  }
-
-  /** The event's columns as placeholders, their values appended to `params`. */
-  private placeholders(event: PendingAuditEvent, params: unknown[]): string {
-    const values = [
-      column(event.tenantId, COLUMN.tenant),
-      column(event.kind, COLUMN.kind),
-      column(event.actor, COLUMN.actor),
-      column(runIdOf(event.details), COLUMN.run),
-      event.at,
-      JSON.stringify(event.details),
-    ];
-    return values
-      .map((value) => {
-        params.push(value);
-        return this.param(params.length);
-      })
-      .join(', ');
   }
 
   /** The query's events, newest first, at most `limit`. */

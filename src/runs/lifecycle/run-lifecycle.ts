@@ -172,11 +172,11 @@ export class RunLifecycle {
       run,
       version,
       (write, outcome) => {
-        const record = { write, outcome };
-        log?.emit(type, { run: asData(view) }, record);
+        const recordWrite = { write, outcome };
+        log?.emit(type, { run: asData(view) }, recordWrite);
         lease?.releaseWith(write);
-        this.events.settling(view, marks, record);
-        this.auditSettled(run, actor, record);
+        this.events.settling(view, marks, recordWrite);
+        this.auditSettled(run, actor, recordWrite);
       },
       onlyIf,
     );
@@ -186,7 +186,7 @@ export class RunLifecycle {
   }
 
   /** The audit trail's entry of the settled run, which goes with its settled record. */
-  private auditSettled(run: StoredRun, actor: string | undefined, record: WriteInFlight): void {
+  private auditSettled(run: StoredRun, actor: string | undefined, onlyIf: WriteInFlight): void {
     const kind = SETTLED_KINDS[run.status];
     if (!kind) return;
     const event = {
@@ -202,7 +202,7 @@ export class RunLifecycle {
         ...(run.error ? { status: run.error.status, detail: run.error.detail } : {}),
       },
     };
-    this.audit.recordWith(event, record);
+    this.audit.recordWith(event, onlyIf);
   }
 
   /**

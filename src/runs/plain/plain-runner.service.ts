@@ -357,7 +357,7 @@ export class PlainRunner {
             },
           };
           if (finish) {
-            settled = await this.finish(execution, turn, finish);
+            settled = await this.settleLastTurn(execution, turn, finish);
             return;
           }
           const saved = await this.conversations
@@ -388,7 +388,7 @@ export class PlainRunner {
    * transaction (one commit and one round trip fewer than one after the other) or neither
    * does; a session another run changed meanwhile is a session conflict, as after any turn.
    */
-  private async finish(
+  private async settleLastTurn(
     execution: Execution,
     turn: SessionTurn,
     finish: LoopFinish,
