@@ -84,6 +84,8 @@ export class Environment extends OtelEnvironment {
   @IsOptional() @IsString() SVC_STATE_SQLITE?: string;
   @OptionalInt(1, 1000) SVC_STATE_POOL_SIZE?: number;
   @OptionalInt(100, 600_000) SVC_STATE_QUERY_TIMEOUT_MS?: number;
+  @OptionalBoolean()
+  SVC_STATE_PREPARED_STATEMENTS?: boolean;
   @OptionalInt(1000, 3_600_000) SVC_LEASE_TTL_MS?: number;
 
   // --- model provider (CONTRACT 4) ---

@@ -134,6 +134,11 @@ export interface StateConfig {
   poolSize: number;
   /** PostgreSQL: a statement without an answer by then fails (the backend is unreachable). */
   queryTimeoutMs: number;
+  /**
+   * PostgreSQL: the state statements are prepared, once per connection (StatementNames); off
+   * behind a pooler that cannot keep prepared statements across transactions.
+   */
+  preparedStatements: boolean;
   leaseTtlMs: number;
   /** Sweep for runs whose owner died and continue them (off for the one-shot `svc run`). */
   takeOverRuns: boolean;

@@ -60,6 +60,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('prepares the state statements on PostgreSQL unless SVC_STATE_PREPARED_STATEMENTS is false', () => {
+    expect(loadConfig({}).state.preparedStatements).toBe(true);
+    expect(loadConfig({ SVC_STATE_PREPARED_STATEMENTS: 'false' }).state.preparedStatements).toBe(
+      false,
+    );
+    expect(errorOf({ SVC_STATE_PREPARED_STATEMENTS: 'sometimes' })).toBe(
+      'SVC_STATE_PREPARED_STATEMENTS must be true or false (got "sometimes")',
+    );
+  });
+
   it('keeps audit and studio in memory on sqlite and in the state backend on PostgreSQL', () => {
     const sqlite = loadConfig({});
     expect(sqlite.audit).toMatchObject({ store: 'memory', retentionDays: 90 });

@@ -174,6 +174,7 @@ export function loadConfig(
     sqlitePath: env.SVC_STATE_SQLITE ?? './data/state.sqlite',
     poolSize: env.SVC_STATE_POOL_SIZE ?? 10,
     queryTimeoutMs: env.SVC_STATE_QUERY_TIMEOUT_MS ?? 30_000,
+    preparedStatements: env.SVC_STATE_PREPARED_STATEMENTS ?? true,
     leaseTtlMs: env.SVC_LEASE_TTL_MS ?? 30_000,
     takeOverRuns: true,
   };

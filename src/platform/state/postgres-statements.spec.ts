@@ -3,8 +3,13 @@ import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/postgres.js';
 import { PostgresStatements } from './postgres-statements.js';
+import { StatementNames } from './statement-names.js';
 
-describe('PostgresStatements', () => {
+// Every case with the statements prepared (StatementNames, the default) and unnamed.
+describe.each([
+  ['prepared', () => new StatementNames()],
+  ['unnamed', () => undefined],
+])('PostgresStatements (%s)', (_how, names) => {
   let database: TestDatabase;
   let pool: pg.Pool;
   let statements: PostgresStatements;
@@ -15,7 +20,7 @@ describe('PostgresStatements', () => {
     await database.query('CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER NOT NULL CHECK (v >= 0))');
     pool = new pg.Pool({ connectionString: database.dsn, max: 4, pipeline: true });
     pool.on('acquire', () => (checkouts += 1));
-    statements = new PostgresStatements(pool);
+    statements = new PostgresStatements(pool, names());
   });
 
   afterAll(async () => {
@@ -132,6 +137,24 @@ describe('PostgresStatements', () => {
     // Not committed, and the pool goes on with a client of its own.
     expect(await database.query('SELECT k FROM t')).toEqual([]);
     await expect(insert('c', 3)).resolves.toMatchObject({ records: [{ k: 'c', v: 3 }] });
+  });
+
+  it('prepares a named statement once per connection, also when a group sends it twice at once', async () => {
+    const one = new pg.Pool({ connectionString: database.dsn, max: 1, pipeline: true });
+    try {
+      const on = new PostgresStatements(one, names());
+      await Promise.all(
+        [0, 1, 2].map((i) => on.run('UPDATE t SET v = v + 1 WHERE k = $1', [`${i}`])),
+      );
+      await on.run('UPDATE t SET v = v + 1 WHERE k = $1', ['x']);
+      const prepared = await on.run(
+        `SELECT statement FROM pg_prepared_statements WHERE statement LIKE 'UPDATE t %'`,
+        [],
+      );
+      expect(prepared.records).toHaveLength(names() ? 1 : 0);
+    } finally {
+      await one.end();
+    }
   });
 
   it('rejects every statement of a group with the error of a pool that cannot connect', async () => {

@@ -1,9 +1,12 @@
 import type pg from 'pg';
 import { QueryFailedError, QueryResult } from 'typeorm';
+import type { StatementNames } from './statement-names.js';
 
 interface Pending {
   sql: string;
   params: unknown[];
+  /** Its prepared statement's name (StatementNames), when it has one. */
+  name: string | undefined;
   resolve: (result: QueryResult) => void;
   reject: (error: unknown) => void;
 }
@@ -32,12 +35,16 @@ interface Pending {
 export class PostgresStatements {
   private queue: Pending[] = [];
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `names`: the statements' names, for prepared statements; without, every one is unnamed. */
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly names?: StatementNames,
+  ) {}
 
   run(sql: string, params: unknown[]): Promise<QueryResult> {
     return new Promise((resolve, reject) => {
       if (this.queue.length === 0) setImmediate(() => void this.sendQueued());
-      this.queue.push({ sql, params, resolve, reject });
+      this.queue.push({ sql, params, name: this.names?.nameOf(sql), resolve, reject });
     });
   }
 
@@ -89,11 +96,17 @@ function inOneWrite<T>(client: pg.PoolClient, work: () => T): T {
   }
 }
 
+/** Sends one statement: prepared under its name when it has one, parsed once per connection. */
+function send(client: pg.PoolClient, { sql, params, name }: Pending): Promise<pg.QueryResult> {
+  if (name === undefined) return client.query(sql, params);
+  return client.query({ name, text: sql, values: params });
+}
+
 /** Each statement in its own implicit transaction, answered as its answer arrives. */
 async function eachOnItsOwn(client: pg.PoolClient, group: Pending[]): Promise<void> {
   const answers = inOneWrite(client, () =>
     group.map((pending) =>
-      client.query(pending.sql, pending.params).then(
+      send(client, pending).then(
         (raw) => pending.resolve(resultOf(raw)),
         (error: unknown) => pending.reject(failed(pending, error)),
       ),
@@ -115,7 +128,7 @@ async function inTransaction(
 ): Promise<Error | undefined> {
   const sent = inOneWrite(client, () => [
     client.query('BEGIN'),
-    ...group.map((pending) => client.query(pending.sql, pending.params)),
+    ...group.map((pending) => send(client, pending)),
     client.query('COMMIT'),
   ]);
   const outcomes = await Promise.allSettled(sent);

@@ -10,6 +10,7 @@ import { SQLITE_BUSY_TIMEOUT_MS } from './connection-options.js';
 import { PostgresStatements } from './postgres-statements.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteStatements } from './sqlite-statements.js';
+import { StatementNames } from './statement-names.js';
 import { createStateDataSource } from './state-data-source.js';
 import { classifyStateError } from './state-unavailable.js';
 
@@ -37,10 +38,13 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   };
   /** The PostgreSQL pool's statements (sent in pipelined groups). */
   private postgres?: { pool: pg.Pool; statements: PostgresStatements };
+  /** The statements' names on PostgreSQL, kept across pools (a reconnect keeps the texts). */
+  private readonly names?: StatementNames;
 
   constructor(config: ConfigService<GatewayConfig, true>) {
     const state = config.get('state', { infer: true });
     this.backend = state.backend;
+    if (state.preparedStatements) this.names = new StatementNames();
     this.database = new MigratedDataSource({
       name: 'state backend',
       backend: state.backend,
@@ -72,7 +76,7 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
 
   private postgresStatements(pool: pg.Pool): PostgresStatements {
     if (this.postgres?.pool !== pool)
-      this.postgres = { pool, statements: new PostgresStatements(pool) };
+      this.postgres = { pool, statements: new PostgresStatements(pool, this.names) };
     return this.postgres.statements;
   }
 
