@@ -31,26 +31,31 @@ interface LeaseRow {
   expires_at: number | string;
 }
 
+/** What a write of an entry answers. */
+const RETURNING = 'RETURNING version, updated_at';
+
 function statements(d: SqlDialect) {
   const upsertHead = sql(
     d,
   )`INSERT INTO state_entries (tenant_id, session_id, "key", value, version, updated_at)
     VALUES (${'?'}, ${'?'}, ${'?'}, ${'?'}, 1, ${'now'})`;
+  const updateAtVersion = sql(d)`UPDATE state_entries
+      SET value = ${'?'}, version = version + 1, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}`;
   return {
     upsert: `${upsertHead}
       ON CONFLICT (tenant_id, session_id, "key") DO UPDATE
       SET value = excluded.value, version = state_entries.version + 1, updated_at = excluded.updated_at
-      RETURNING version, updated_at`,
+      ${RETURNING}`,
     insertOnly: `${upsertHead}
       ON CONFLICT (tenant_id, session_id, "key") DO NOTHING
-      RETURNING version, updated_at`,
+      ${RETURNING}`,
     // The hot read: a raw statement skips the repository's query building on every call.
     get: sql(d)`SELECT value, version, updated_at FROM state_entries
       WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'}`,
-    // RETURNING goes after it, and after a condition when there is one (putAt's `onlyIf`).
-    updateAtVersion: sql(d)`UPDATE state_entries
-      SET value = ${'?'}, version = version + 1, updated_at = ${'now'}
-      WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}`,
+    updateAtVersion: `${updateAtVersion} ${RETURNING}`,
+    // With putAt's `onlyIf`: its condition goes between the two.
+    updateAtVersionIf: updateAtVersion,
     // One statement: insert, take over an expired lease, or renew our own. Losing leaves no row.
     claimLease: sql(
       d,
@@ -203,9 +208,9 @@ export class TypeormStateStore extends StateStore {
     onlyIf: EntryWrite | undefined,
   ): Promise<QueryResult> {
     const params: unknown[] = [json, key.tenantId, key.sessionId, key.key, expectedVersion];
-    const condition = onlyIf ? ` AND ${entryWriteHolds(onlyIf, params, this.dialect)}` : '';
-    const text = `${this.sql.updateAtVersion}${condition} RETURNING version, updated_at`;
-    return this.run('put', text, params);
+    if (!onlyIf) return this.run('put', this.sql.updateAtVersion, params);
+    const holds = entryWriteHolds(onlyIf, params, this.dialect);
+    return this.run('put', `${this.sql.updateAtVersionIf} AND ${holds} ${RETURNING}`, params);
   }
 
   async delete(key: StateKey): Promise<boolean> {
