@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { QueryFailedError, QueryResult } from 'typeorm';
 import type { StatementNames } from './statement-names.js';
 
@@ -82,37 +82,79 @@ function writesIn(group: Pending[]): number {
   return writes;
 }
 
-/**
- * Sends `work`'s queries in one write: each query corks and uncorks the socket around its own
- * messages, so without this each would be a write of its own.
- */
-function inOneWrite<T>(client: pg.PoolClient, work: () => T): T {
-  const { stream } = client.connection;
-  stream.cork();
-  try {
-    return work();
-  } finally {
-    stream.uncork();
-  }
+/** A statement as sent: BEGIN and COMMIT are statements without parameters or a name. */
+interface Statement {
+  sql: string;
+  params?: unknown[];
+  name?: string;
 }
 
-/** Sends one statement: prepared under its name when it has one, parsed once per connection. */
-function send(client: pg.PoolClient, { sql, params, name }: Pending): Promise<pg.QueryResult> {
-  if (name === undefined) return client.query(sql, params);
-  return client.query({ name, text: sql, values: params });
+const BEGIN: Statement = { sql: 'BEGIN' };
+const COMMIT: Statement = { sql: 'COMMIT' };
+
+/** What a statement was answered: its result, or its failure. */
+type Answer = { raw: pg.QueryResult } | { error: unknown };
+
+/**
+ * Sends `statements` in one write (each query corks and uncorks the socket around its own
+ * messages, so without the cork each would be a write of its own) and answers every outcome,
+ * in order, once all are in; `onAnswer` hears each as it arrives. Each is a node-postgres Query
+ * answered by callback: `client.query`'s promise form copies its config property by property
+ * and makes two promises per statement, each seen by the async context's hooks; this makes one
+ * per group.
+ */
+function sendInOneWrite(
+  client: pg.PoolClient,
+  statements: Statement[],
+  onAnswer?: (index: number, answer: Answer) => void,
+): Promise<Answer[]> {
+  return new Promise((resolve) => {
+    const answers = new Array<Answer>(statements.length);
+    let left = statements.length;
+    const answered = (index: number, answer: Answer) => {
+      answers[index] = answer;
+      onAnswer?.(index, answer);
+      if (--left === 0) resolve(answers);
+    };
+    const { stream } = client.connection;
+    stream.cork();
+    try {
+      statements.forEach((statement, index) => {
+        try {
+          client.query(queryOf(statement, index, answered));
+        } catch (error) {
+          answered(index, { error });
+        }
+      });
+    } finally {
+      stream.uncork();
+    }
+  });
+}
+
+/** A statement as node-postgres's Query: prepared under its name when it has one. */
+function queryOf(
+  { sql, params, name }: Statement,
+  index: number,
+  answered: (index: number, answer: Answer) => void,
+): pg.Query {
+  const query = new pg.Query(sql, params, (error, raw) =>
+    answered(index, error ? { error } : { raw }),
+  );
+  // node-postgres reads the name when it sends the query (Query's config would be copied).
+  if (name !== undefined) Object.assign(query, { name });
+  return query;
+}
+
+/** Answers a caller from its statement's answer. */
+function settle(pending: Pending, answer: Answer): void {
+  if ('raw' in answer) pending.resolve(resultOf(answer.raw));
+  else pending.reject(failed(pending, answer.error));
 }
 
 /** Each statement in its own implicit transaction, answered as its answer arrives. */
 async function eachOnItsOwn(client: pg.PoolClient, group: Pending[]): Promise<void> {
-  const answers = inOneWrite(client, () =>
-    group.map((pending) =>
-      send(client, pending).then(
-        (raw) => pending.resolve(resultOf(raw)),
-        (error: unknown) => pending.reject(failed(pending, error)),
-      ),
-    ),
-  );
-  await Promise.all(answers);
+  await sendInOneWrite(client, group, (index, answer) => settle(group[index], answer));
 }
 
 /**
@@ -126,36 +168,27 @@ async function inTransaction(
   group: Pending[],
   broken: () => Error | undefined,
 ): Promise<Error | undefined> {
-  const sent = inOneWrite(client, () => [
-    client.query('BEGIN'),
-    ...group.map((pending) => send(client, pending)),
-    client.query('COMMIT'),
-  ]);
-  const outcomes = await Promise.allSettled(sent);
-  const commit = outcomes[outcomes.length - 1];
-  const answers = outcomes.slice(1, -1);
-  if (commit.status === 'fulfilled' && commit.value.command === 'COMMIT') {
-    group.forEach((pending, i) => {
-      const answer = answers[i];
-      if (answer.status === 'fulfilled') pending.resolve(resultOf(answer.value));
-      else pending.reject(failed(pending, answer.reason));
-    });
+  const answers = await sendInOneWrite(client, [BEGIN, ...group, COMMIT]);
+  const commit = answers[answers.length - 1];
+  const own = answers.slice(1, -1);
+  if ('raw' in commit && commit.raw.command === 'COMMIT') {
+    group.forEach((pending, i) => settle(pending, own[i]));
     return undefined;
   }
   // Rolled back, nothing written: again one by one, unless the connection failed meanwhile.
   // Not answered: whether the group was written is unknown, as for a statement whose
   // connection fails. Either way a statement that failed fails with its own error.
   const lost = broken();
-  if (commit.status === 'fulfilled' && lost === undefined) {
+  if ('raw' in commit && lost === undefined) {
     await eachOnItsOwn(client, group);
     return undefined;
   }
-  const cause: unknown = commit.status === 'rejected' ? commit.reason : lost;
+  const cause: unknown = 'error' in commit ? commit.error : lost;
   group.forEach((pending, i) => {
-    const answer = answers[i];
-    pending.reject(failed(pending, answer.status === 'rejected' ? answer.reason : cause));
+    const answer = own[i];
+    pending.reject(failed(pending, 'error' in answer ? answer.error : cause));
   });
-  return commit.status === 'rejected' ? asError(commit.reason) : undefined;
+  return 'error' in commit ? asError(commit.error) : undefined;
 }
 
 function asError(reason: unknown): Error {
