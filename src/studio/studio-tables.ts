@@ -28,6 +28,18 @@ const FORMAT = 1;
 /** A settled loop is final: a late write from a replica that lost the run never reopens it. */
 const TERMINAL = [...TERMINAL_STATUSES].map((status) => `'${status}'`).join(', ');
 
+/** The writes of `batch` made only if a write holds, by that write (in order of first use). */
+function byCondition(batch: StudioWrite[]): Map<EntryWrite, StudioWrite[]> {
+  const groups = new Map<EntryWrite, StudioWrite[]>();
+  for (const write of batch) {
+    if (!write.onlyIf) continue;
+    const group = groups.get(write.onlyIf);
+    if (group) group.push(write);
+    else groups.set(write.onlyIf, [write]);
+  }
+  return groups;
+}
+
 const msOf = (iso: string | null): number => {
   const ms = iso === null ? NaN : Date.parse(iso);
   return Number.isFinite(ms) ? ms : Date.now();
@@ -58,35 +70,37 @@ export class StudioTables {
 
   /**
    * Writes a batch: its loops, then its sessions; one statement on PostgreSQL (the loops' upsert
-   * in a WITH of the sessions' one), two on sqlite; then each write with a condition in a
-   * statement of its own. All are asked for at once (one statement group).
+   * in a WITH of the sessions' one), two on sqlite; then the writes made only if a write holds,
+   * the loop and session of one settled run likewise together. All are asked for at once (one
+   * statement group). A plain and a conditioned write of one run's loop stay two statements:
+   * PostgreSQL does not say which of two changes to one row in one statement wins.
    */
   async write(batch: StudioWrite[]): Promise<void> {
     const statements: Array<Promise<unknown>> = [];
-    const query = (build: (params: unknown[]) => string) => {
-      const params: unknown[] = [];
-      statements.push(this.database.query(build(params), params));
+    const upsert = (writes: StudioWrite[], onlyIf?: EntryWrite) => {
+      const loops = writes.flatMap((write) => (write.kind === 'loop' ? [write] : []));
+      const sessions = writes.flatMap((write) => (write.kind === 'session' ? [write] : []));
+      const parts: Array<(params: unknown[]) => string> = [];
+      if (loops.length > 0) parts.push((params) => this.upsertLoops(loops, params, onlyIf));
+      if (sessions.length > 0) {
+        parts.push((params) => this.upsertSessions(sessions, params, onlyIf));
+      }
+      const [first, second] = parts;
+      const builds =
+        this.postgres && second
+          ? [(params: unknown[]) => `WITH loops AS (${first(params)}) ${second(params)}`]
+          : parts;
+      for (const build of builds) {
+        const params: unknown[] = [];
+        statements.push(this.database.query(build(params), params));
+      }
     };
-    const plain = batch.filter((write) => !write.onlyIf);
-    const loops = plain.flatMap((write) => (write.kind === 'loop' ? [write] : []));
-    const sessions = plain.flatMap((write) => (write.kind === 'session' ? [write] : []));
-    if (this.postgres && loops.length > 0 && sessions.length > 0) {
-      query((params) => {
-        const loopUpsert = this.upsertLoops(loops, params);
-        return `WITH loops AS (${loopUpsert}) ${this.upsertSessions(sessions, params)}`;
-      });
-    } else {
-      if (loops.length > 0) query((params) => this.upsertLoops(loops, params));
-      if (sessions.length > 0) query((params) => this.upsertSessions(sessions, params));
-    }
-    for (const write of batch) {
-      const { onlyIf } = write;
-      if (!onlyIf) continue;
-      query((params) =>
-        write.kind === 'loop'
-          ? this.upsertLoops([write], params, onlyIf)
-          : this.upsertSessions([write], params, onlyIf),
-      );
+    upsert(batch.filter((write) => !write.onlyIf));
+    for (const [onlyIf, writes] of byCondition(batch)) {
+      // A row written only with a write is one row of its statement.
+      const loops = writes.filter((write) => write.kind === 'loop').length;
+      if (loops <= 1 && writes.length - loops <= 1) upsert(writes, onlyIf);
+      else for (const write of writes) upsert([write], onlyIf);
     }
     await Promise.all(statements);
   }

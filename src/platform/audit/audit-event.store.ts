@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { insertedRows } from '../state/entry-write.js';
+import { entryWriteHolds, insertedRows } from '../state/entry-write.js';
 import { type SqlDialect, sqlDialect } from '../state/sql-dialect.js';
 import type { EntryWrite, JsonValue } from '../state/state-store.js';
 import { StateDatabase } from '../state/state-database.service.js';
@@ -69,28 +69,58 @@ function toEvent(row: Row): RecordedAuditEvent {
 export class AuditEventStore {
   private readonly dialect: SqlDialect;
   private readonly param: (n: number) => string;
+  private readonly postgres: boolean;
 
   constructor(private readonly database: StateDatabase) {
     const dialect = sqlDialect(database.backend);
     this.dialect = dialect;
     this.param = (n) => dialect.param(n);
+    this.postgres = database.backend === 'postgres';
   }
 
   /**
    * Writes `events` (at most MAX_AUDIT_INSERT) in order: one statement, and one more for each
-   * event with a condition, all asked for at once (one statement group).
+   * event with a condition, all asked for at once (one statement group). On PostgreSQL the first
+   * event with a condition goes in the plain rows' statement.
    */
   async insert(events: PendingAuditEvent[]): Promise<void> {
     const statements: Array<Promise<unknown>> = [];
-    const insert = (rows: PendingAuditEvent[], onlyIf?: EntryWrite) => {
-      const params: unknown[] = [];
-      const values = insertedRows(rows.map(columnsOf), params, this.dialect, onlyIf);
-      statements.push(this.database.query(`${INSERT} ${values}`, params));
-    };
+    const query = (sql: string, params: unknown[]) =>
+      statements.push(this.database.query(sql, params));
     const plain = events.filter((event) => !event.onlyIf);
-    if (plain.length > 0) insert(plain);
-    for (const event of events) if (event.onlyIf) insert([event], event.onlyIf);
+    const conditioned = events.filter((event) => event.onlyIf);
+    if (this.postgres && plain.length > 0 && conditioned.length > 0) {
+      const params: unknown[] = [];
+      query(this.plainThenConditioned(plain, conditioned.shift()!, params), params);
+    } else if (plain.length > 0) {
+      const params: unknown[] = [];
+      query(`${INSERT} ${insertedRows(plain.map(columnsOf), params, this.dialect)}`, params);
+    }
+    for (const event of conditioned) {
+      const params: unknown[] = [];
+      const values = insertedRows([columnsOf(event)], params, this.dialect, event.onlyIf);
+      query(`${INSERT} ${values}`, params);
+    }
     await Promise.all(statements);
+  }
+
+  /**
+   * The plain rows and one event written only if its write holds, in one statement, in that
+   * order: the conditioned row reads the plain rows' insert whole (a WITH's statement runs as its
+   * rows are read) before it is made, so its id comes after theirs. When its write does not
+   * hold, the plain rows are written all the same.
+   */
+  private plainThenConditioned(
+    plain: PendingAuditEvent[],
+    conditioned: PendingAuditEvent,
+    params: unknown[],
+  ): string {
+    const rows = insertedRows(plain.map(columnsOf), params, this.dialect);
+    const p = (value: unknown) => this.param(params.push(value));
+    const values = columnsOf(conditioned).map(p).join(', ');
+    return `WITH plain AS (${INSERT} ${rows} RETURNING 1)
+      ${INSERT} SELECT ${values} FROM (SELECT COUNT(*) FROM plain) AS written
+       WHERE ${entryWriteHolds(conditioned.onlyIf!, params, this.dialect)}`;
   }
 
   /** The query's events, newest first, at most `limit`. */

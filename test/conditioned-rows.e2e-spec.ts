@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AuditEventStore } from '../src/platform/audit/audit-event.store.js';
+import { StateStore, type EntryWrite } from '../src/platform/state/state-store.js';
+import { StudioTables } from '../src/studio/studio-tables.js';
+import type { LoopUpdate, SessionUpdate } from '../src/studio/studio.store.js';
+import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
+import { type RunningGateway, startGateway } from './support/gateway.js';
+
+// Audit events and studio rows asked for with a write they depend on (a run's settled record):
+// each is written only if that write holds, the rows asked for beside them either way, and the
+// audit trail keeps the order the events were recorded in. On PostgreSQL the plain and the
+// conditioned rows share statements; the rows must come out the same.
+describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
+  let fixture: BackendFixture;
+  let gateway: RunningGateway;
+  let entry = 0;
+
+  /** A write that holds (the entry as it is) or not (the entry has moved on since). */
+  const writeThat = async (holds: boolean): Promise<EntryWrite> => {
+    const state = gateway.app.get(StateStore);
+    const key = { tenantId: 'acme', sessionId: `entry-${++entry}`, key: 'record' };
+    const { entry: written, write } = state.putAt(key, { n: 1 }, 0);
+    await written;
+    if (!holds) await state.put(key, { n: 2 });
+    return write;
+  };
+
+  const event = (kind: 'run.started' | 'run.completed', runId: string, onlyIf?: EntryWrite) => ({
+    kind,
+    tenantId: 'acme',
+    actor: 'root',
+    at: Date.now(),
+    details: { run_id: runId },
+    ...(onlyIf ? { onlyIf } : {}),
+  });
+
+  const auditOf = async (runId: string) =>
+    (await gateway.app.get(AuditEventStore).list({ tenantId: 'acme', runId, limit: 10 }))
+      .reverse()
+      .map((recorded) => recorded.kind);
+
+  beforeAll(async () => {
+    fixture = await createBackend(backend);
+    gateway = await startGateway({
+      ...fixture.env,
+      SVC_API_KEY: 'conditioned-rows-root-key',
+      SVC_AUDIT_STORE: 'state',
+      SVC_STUDIO_STORE: 'state',
+    });
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await fixture?.cleanup();
+  });
+
+  it('writes plain audit events and one whose write holds, in the order they were recorded', async () => {
+    const holds = await writeThat(true);
+    await gateway.app
+      .get(AuditEventStore)
+      .insert([
+        event('run.started', 'r1'),
+        event('run.started', 'r2'),
+        event('run.completed', 'r1', holds),
+        event('run.completed', 'r2', holds),
+      ]);
+    expect(await auditOf('r1')).toEqual(['run.started', 'run.completed']);
+    expect(await auditOf('r2')).toEqual(['run.started', 'run.completed']);
+  });
+
+  it('writes the plain audit events and not the one whose write does not hold', async () => {
+    const [lost, holds] = [await writeThat(false), await writeThat(true)];
+    await gateway.app
+      .get(AuditEventStore)
+      .insert([
+        event('run.started', 'r3'),
+        event('run.completed', 'r3', lost),
+        event('run.started', 'r4'),
+        event('run.completed', 'r4', holds),
+      ]);
+    expect(await auditOf('r3')).toEqual(['run.started']);
+    expect(await auditOf('r4')).toEqual(['run.started', 'run.completed']);
+  });
+
+  const loop = (runId: string, status: LoopUpdate['status']): LoopUpdate => ({
+    tenant_id: 'acme',
+    agent: 'default',
+    session_id: `sess-${runId}`,
+    run_id: runId,
+    status,
+    started_at: new Date().toISOString(),
+    ended_at: null,
+    turns: 1,
+    tool_calls: 0,
+    finish_reason: null,
+    trace_id: null,
+    pending_node: null,
+    error: null,
+  });
+
+  const session = (runId: string): SessionUpdate => ({
+    id: `sess-${runId}`,
+    tenant_id: 'acme',
+    agent: 'default',
+    prompt: 'hello',
+    text: 'hello',
+    finish_reason: 'stop',
+    tool_calls: 0,
+    turns: 1,
+    run_id: runId,
+    updated_at: new Date().toISOString(),
+  });
+
+  it('writes a settled loop and session with a write that holds, and neither with one that does not', async () => {
+    const [holds, lost] = [await writeThat(true), await writeThat(false)];
+    await gateway.app.get(StudioTables).write([
+      { kind: 'loop', update: loop('s1', 'running'), updatedMs: 1 },
+      { kind: 'loop', update: loop('s1', 'completed'), updatedMs: 2, onlyIf: holds },
+      { kind: 'session', update: session('s1'), runs: 1, onlyIf: holds },
+      { kind: 'loop', update: loop('s2', 'running'), updatedMs: 1 },
+      { kind: 'loop', update: loop('s2', 'completed'), updatedMs: 2, onlyIf: lost },
+      { kind: 'session', update: session('s2'), runs: 1, onlyIf: lost },
+    ]);
+    const { loops, sessions } = await gateway.app.get(StudioTables).snapshot('acme', 10);
+    const statusOf = (runId: string) => loops.find((found) => found.run_id === runId)?.status;
+    expect(statusOf('s1')).toBe('completed');
+    expect(statusOf('s2')).toBe('running');
+    expect(sessions.map((found) => found.id)).toEqual(['sess-s1']);
+  });
+});
