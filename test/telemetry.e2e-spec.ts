@@ -313,6 +313,25 @@ describe('tracing without a collector (sqlite)', () => {
       }),
     );
   });
+
+  it('counts a run in svc_running_runs while it waits for its model, and not after', async () => {
+    model.reset(() => ({ body: completion('slow'), delayMs: 1_000 }));
+    const running = async () =>
+      sample(
+        (await request(gateway.url).get('/metrics').set(auth).expect(200)).text,
+        'svc_running_runs',
+      );
+    const run = request(gateway.url)
+      .post('/v1/agent/run')
+      .set(auth)
+      .send({ tenant_id: TENANT, prompt: 'take your time' })
+      .expect(200);
+    const answered = run.then(() => undefined);
+    while (model.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(await running()).toBe(1);
+    await answered;
+    expect(await running()).toBe(0);
+  });
 });
 
 describe('tracing disabled with OTEL_SDK_DISABLED (sqlite)', () => {

@@ -1,13 +1,6 @@
 import { Inject, Injectable, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type {
-  Attributes,
-  Counter,
-  Histogram,
-  Meter,
-  ObservableCallback,
-  UpDownCounter,
-} from '@opentelemetry/api';
+import type { Attributes, Counter, Histogram, Meter, ObservableCallback } from '@opentelemetry/api';
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import {
   type IMetricReader,
@@ -93,7 +86,8 @@ export class Metrics implements OnApplicationShutdown {
 
   private readonly runs: TalliedCounter;
   private readonly runDuration: Histogram;
-  private readonly runningRuns: UpDownCounter;
+  /** Runs executing in this process now: svc_running_runs, read when metrics are collected. */
+  private running = 0;
   private readonly modelCallDuration: Histogram;
   private readonly tokenUsage: Histogram;
   private readonly toolCalls: TalliedCounter;
@@ -129,9 +123,11 @@ export class Metrics implements OnApplicationShutdown {
       'Time a run spent executing in this process, from start (or resumption) to stop',
       RUN_BUCKETS,
     );
-    this.runningRuns = meter.createUpDownCounter('svc_running_runs', {
-      description: 'Runs executing in this process now',
-    });
+    meter
+      .createObservableUpDownCounter('svc_running_runs', {
+        description: 'Runs executing in this process now',
+      })
+      .addCallback((result) => result.observe(this.running));
     this.modelCallDuration = histogram(
       'svc_model_call_duration_seconds',
       'Model calls (retries included), by provider and outcome',
@@ -162,7 +158,6 @@ export class Metrics implements OnApplicationShutdown {
       description: 'Runs this process took over after their owner stopped renewing the lease',
     });
     // Series without labels are reported from the start, at 0 (the others appear once used).
-    this.runningRuns.add(0);
     this.leaseTakeovers.add(0);
   }
 
@@ -172,14 +167,32 @@ export class Metrics implements OnApplicationShutdown {
     if (seconds !== undefined) this.runDuration.record(seconds, attributes);
   }
 
-  /** Counts `work` in svc_running_runs while it runs. */
-  async trackRunning<T>(work: () => Promise<T>): Promise<T> {
-    this.runningRuns.add(1);
+  /**
+   * Counts `work` in svc_running_runs while it runs: a number read at collection, where a
+   * synchronous up-down counter recorded (hashing its attributes) twice per run.
+   */
+  trackRunning<T>(work: () => Promise<T>): Promise<T> {
+    this.running += 1;
+    const stopped = () => {
+      this.running -= 1;
+    };
+    let running: Promise<T>;
     try {
-      return await work();
-    } finally {
-      this.runningRuns.add(-1);
+      running = work();
+    } catch (error) {
+      stopped();
+      throw error;
     }
+    return running.then(
+      (value) => {
+        stopped();
+        return value;
+      },
+      (error: unknown) => {
+        stopped();
+        throw error;
+      },
+    );
   }
 
   recordModelCall(provider: string, ok: boolean, seconds: number): void {
