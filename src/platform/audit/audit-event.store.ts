@@ -88,10 +88,11 @@ export class AuditEventStore {
     const query = (sql: string, params: unknown[]) =>
       statements.push(this.database.query(sql, params));
     const plain = events.filter((event) => !event.onlyIf);
-    const conditioned = events.filter((event) => event.onlyIf);
+    let conditioned = events.filter((event) => event.onlyIf);
     if (this.postgres && plain.length > 0 && conditioned.length > 0) {
       const params: unknown[] = [];
-      query(this.plainThenConditioned(plain, conditioned.shift()!, params), params);
+      query(this.plainThenConditioned(plain, conditioned[0], params), params);
+      conditioned = conditioned.slice(1);
     } else if (plain.length > 0) {
       const params: unknown[] = [];
       query(`${INSERT} ${insertedRows(plain.map(columnsOf), params, this.dialect)}`, params);
