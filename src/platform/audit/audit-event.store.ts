@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { entryWriteHolds, insertedRows } from '../state/entry-write.js';
+import { insertedRows } from '../state/entry-write.js';
 import { type SqlDialect, sqlDialect } from '../state/sql-dialect.js';
 import type { EntryWrite, JsonValue } from '../state/state-store.js';
 import { StateDatabase } from '../state/state-database.service.js';
@@ -117,11 +117,14 @@ export class AuditEventStore {
     params: unknown[],
   ): string {
     const rows = insertedRows(plain.map(columnsOf), params, this.dialect);
-    const p = (value: unknown) => this.param(params.push(value));
-    const values = columnsOf(conditioned).map(p).join(', ');
-    return `WITH plain AS (${INSERT} ${rows} RETURNING 1)
-      ${INSERT} SELECT ${values} FROM (SELECT COUNT(*) FROM plain) AS written
-       WHERE ${entryWriteHolds(conditioned.onlyIf!, params, this.dialect)}`;
+    const after = insertedRows(
+      [columnsOf(conditioned)],
+      params,
+      this.dialect,
+      conditioned.onlyIf,
+      'FROM (SELECT COUNT(*) FROM plain) AS written',
+    );
+    return `WITH plain AS (${INSERT} ${rows} RETURNING 1) ${INSERT} ${after}`;
   }
 
   /** The query's events, newest first, at most `limit`. */

@@ -16,18 +16,21 @@ export function entryWriteHolds(write: EntryWrite, params: unknown[], dialect: S
 
 /**
  * The rows of an INSERT, their values appended to `params` in order: `VALUES (…), (…)`, or with
- * `onlyIf` (one row) `SELECT … WHERE` that write holds, so that the row is written only with it.
+ * `onlyIf` (one row) `SELECT … [from] WHERE` that write holds, so that the row is written only
+ * with it (`from`: a FROM clause the row is selected from, such as one that must be read first).
  */
 export function insertedRows(
   rows: unknown[][],
   params: unknown[],
   dialect: SqlDialect,
   onlyIf?: EntryWrite,
+  from = '',
 ): string {
   const placeholders = rows.map((row) =>
     row.map((value) => dialect.param(params.push(value))).join(', '),
   );
   if (!onlyIf) return `VALUES ${placeholders.map((row) => `(${row})`).join(', ')}`;
   if (rows.length !== 1) throw new RangeError('a row written only with a write is one row');
-  return `SELECT ${placeholders[0]} WHERE ${entryWriteHolds(onlyIf, params, dialect)}`;
+  const source = from === '' ? '' : `${from} `;
+  return `SELECT ${placeholders[0]} ${source}WHERE ${entryWriteHolds(onlyIf, params, dialect)}`;
 }
