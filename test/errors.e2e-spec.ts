@@ -17,6 +17,8 @@ function expectProblem(res: request.Response, status: number, type: string): voi
     title: expect.any(String),
   });
   expect(typeof res.body.detail).toBe('string');
+  // Every answer carries its request id, a refused body too (it is refused after the id is given).
+  expect(res.headers['x-request-id']).toMatch(/^\S+$/);
   expect(res.body.request_id).toBe(res.headers['x-request-id']);
 }
 

@@ -32,6 +32,28 @@ describe.each(BACKENDS)('structured logs (%s)', (backend) => {
     });
   });
 
+  it('logs a refused body under its request id, as any other answer', async () => {
+    const refused = [
+      ['text/plain', 'tenant_id=acme', 415],
+      ['application/json', '{"tenant_id": ', 400],
+    ] as const;
+    for (const [type, body, status] of refused) {
+      const res = await request(gateway.url)
+        .post('/stand-in/tenant')
+        .set('Authorization', `Bearer ${KEY}`)
+        .set('Content-Type', type)
+        .send(body)
+        .expect(status);
+      const id = res.headers['x-request-id'];
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const line = logs.records().find((r) => (r.req as { id?: string } | undefined)?.id === id);
+      expect(line).toMatchObject({
+        req: { method: 'POST', path: '/stand-in/tenant' },
+        res: { status },
+      });
+    }
+  });
+
   it('keeps a well-formed incoming request id and replaces a malformed one', async () => {
     const kept = await request(gateway.url)
       .get('/healthz')

@@ -1,11 +1,4 @@
-import {
-  type DynamicModule,
-  Inject,
-  type MiddlewareConsumer,
-  Module,
-  type NestModule,
-} from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { DestinationStream } from 'pino';
 import { AgentModule } from '../runs/agent.module.js';
@@ -19,7 +12,6 @@ import { GatewayConfigModule } from '../platform/config/gateway-config.module.js
 import { HealthModule } from '../platform/health/health.module.js';
 import type { EgressLookup } from '../platform/http/egress-agent.js';
 import { EgressModule } from '../platform/http/egress.module.js';
-import { jsonBody } from '../platform/http/json-body.middleware.js';
 import { ProblemFilter } from '../platform/http/problem.filter.js';
 import { RequestEntryModule } from '../platform/http/request-entry.module.js';
 import { WireErrorsModule } from '../platform/http/wire-errors.js';
@@ -34,7 +26,7 @@ import { ToolsModule } from '../tools/tools.module.js';
 import { RunsModule } from '../runs/runs.module.js';
 import { SessionsModule } from '../sessions/sessions.module.js';
 import { StudioModule } from '../studio/studio.module.js';
-import { MCP_PATH, mcpRoutes } from '../mcp/mcp.options.js';
+import { MCP_PATH } from '../mcp/mcp.options.js';
 import { McpModule } from '../mcp/mcp.module.js';
 import { MessagingModule } from '../messaging/messaging.module.js';
 import { OpenApiModule } from '../platform/openapi/openapi.module.js';
@@ -42,9 +34,6 @@ import { PACKAGE } from '../platform/config/package-info.js';
 import { SURFACES } from './surfaces.js';
 import { OpenAiWireModule } from '../openai/openai.module.js';
 import { A2AModule } from '../a2a/a2a.module.js';
-import { EVERY_ROUTE } from '../platform/http/every-route.js';
-
-const MCP_MOUNT = Symbol('McpMount');
 
 export interface AppOptions {
   /** Where JSON logs go (stdout by default); tests pass a stream to inspect them. */
@@ -61,7 +50,7 @@ export interface AppOptions {
  * guards (AuthModule's before RateLimitModule's: a bad key is a 401 before it spends any budget).
  */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static async forRoot(config: GatewayConfig, options: AppOptions = {}): Promise<DynamicModule> {
     const mcpPath = options.mcpPath ?? MCP_PATH;
     return {
@@ -94,24 +83,7 @@ export class AppModule implements NestModule {
         MessagingModule.forRoot(config.messaging),
         OpenApiModule,
       ],
-      providers: [
-        { provide: MCP_MOUNT, useValue: mcpPath },
-        { provide: APP_FILTER, useClass: ProblemFilter },
-      ],
+      providers: [{ provide: APP_FILTER, useClass: ProblemFilter }],
     };
-  }
-
-  constructor(
-    private readonly config: ConfigService<GatewayConfig, true>,
-    @Inject(MCP_MOUNT) private readonly mcpPath: string,
-  ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    const { maxBodyBytes, maxJsonDepth } = this.config.get('server', { infer: true });
-    // The MCP transport reads its own body: its errors are JSON-RPC, not problem+json.
-    consumer
-      .apply(jsonBody(maxBodyBytes, maxJsonDepth))
-      .exclude(...mcpRoutes(this.mcpPath))
-      .forRoutes(EVERY_ROUTE);
   }
 }

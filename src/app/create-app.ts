@@ -5,15 +5,16 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { GatewayExpressAdapter } from '../platform/http/gateway-express-adapter.js';
-import { answerNodeRefusals, missingHost } from '../platform/http/node-refusals.js';
+import { answerNodeRefusals } from '../platform/http/node-refusals.js';
 import { importInTurn } from '../platform/lazy/lazy-module.js';
 import { ApiDescription } from '../platform/openapi/api-description.js';
 import { AppModule, type AppOptions } from './app.module.js';
+import { mountRequestPipeline } from './request-pipeline.js';
 
 /**
  * Builds the composed gateway (not yet listening). `svc serve` and the e2e tests both use this,
  * so tests exercise the production HTTP pipeline, Node's own refusals included. Nest's own body
- * parser is off: AppModule parses JSON as middleware, after the request logger has assigned the
+ * parser is off: the request pipeline parses JSON after the request entry has assigned the
  * request id.
  */
 export async function createGatewayApp(
@@ -34,7 +35,7 @@ export async function createAppFromModule(root: DynamicModule): Promise<NestExpr
   app.disable('x-powered-by');
   // Before Nest's own middleware and routes: Node's refusals get problem bodies too.
   answerNodeRefusals(app.getHttpServer());
-  app.use(missingHost);
+  mountRequestPipeline(app);
   // Who the client is (req.ip): the TCP peer unless SVC_TRUST_PROXY names the proxies in front.
   const { trustProxy } = app.get(ConfigService<GatewayConfig, true>).get('server', { infer: true });
   app.set('trust proxy', trustProxy);

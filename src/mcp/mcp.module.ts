@@ -41,7 +41,7 @@ import { StatelessCancellations } from './stateless-cancellations.js';
  * The MCP host (CONTRACT 6): tenants' toolsets over MCP's Streamable HTTP transport, built on
  * the official SDK v2 (@modelcontextprotocol/server, /node): the 2026-07-28 revision stateless
  * (modern/) and 2025-11-25 back to 2024-11-05 with sessions or without (legacy/), per request. Mountable at any path; the gateway mounts it at `/mcp`. Its
- * routes must not pass through a JSON body parser (see `mcpRoutes`).
+ * routes must not pass through a JSON body parser (see `underMcpMount`).
  */
 @Module({})
 export class McpModule implements NestModule {

@@ -19,11 +19,23 @@ export function normalizeMountPath(path: string): string {
   return `/${trimmed}`;
 }
 
-/**
- * The routes of a host mounted at `path`, for excluding them from the gateway's JSON body
- * middleware: the MCP transport reads its own body so malformed JSON is a JSON-RPC -32700.
- */
+/** The routes of a host mounted at `path`, as Nest route paths (for its own middleware). */
 export function mcpRoutes(path: string): string[] {
   const mount = normalizeMountPath(path);
   return [mount, `${mount}/{*rest}`];
+}
+
+/**
+ * Whether a request path is one of those routes (the mount or below it), matched as Express
+ * matches routes: case-insensitively, with or without a trailing slash. The gateway's JSON body
+ * parser skips them: the MCP transport reads its own body, so malformed JSON is a JSON-RPC
+ * -32700.
+ */
+export function underMcpMount(path: string): (requestPath: string) => boolean {
+  const mount = normalizeMountPath(path).toLowerCase();
+  const below = `${mount}/`;
+  return (requestPath) => {
+    const lower = requestPath.toLowerCase();
+    return lower === mount || lower.startsWith(below);
+  };
 }

@@ -1,4 +1,4 @@
-import { type MiddlewareConsumer, Module, type NestModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { AgentsModule } from '../agents/agents.module.js';
 import { GraphModule } from './graph/graph.module.js';
 import { RunsModule } from './runs.module.js';
@@ -13,7 +13,6 @@ import { AgentsToolset } from './run-agent.toolset.js';
 import { PlainRunner } from './plain/plain-runner.service.js';
 import { RunRecovery } from './lifecycle/run-recovery.service.js';
 import { RunLineageMiddleware } from './lifecycle/run-lineage.middleware.js';
-import { EVERY_ROUTE } from '../platform/http/every-route.js';
 
 /**
  * The agent runtime: `POST /v1/agent/run`, plain execution, the runner every kind of run starts
@@ -31,12 +30,7 @@ import { EVERY_ROUTE } from '../platform/http/every-route.js';
     UsageModule,
   ],
   controllers: [AgentController],
-  providers: [PlainRunner, AgentRunner, AgentsToolset, RunRecovery],
-  exports: [AgentRunner],
+  providers: [PlainRunner, AgentRunner, AgentsToolset, RunRecovery, RunLineageMiddleware],
+  exports: [AgentRunner, RunLineageMiddleware],
 })
-export class AgentModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    // Every route: any of them may lead to a run (REST, MCP, the chat webhook).
-    consumer.apply(RunLineageMiddleware).forRoutes(EVERY_ROUTE);
-  }
-}
+export class AgentModule {}

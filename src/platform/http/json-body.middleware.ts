@@ -41,8 +41,9 @@ function keepRawBody(
  * The request body: every body must be JSON (anything else is a 415 problem, never silently
  * ignored), parsed with bounds SVC_MAX_BODY_BYTES and SVC_MAX_JSON_DEPTH. The depth is read
  * from the bytes before they are parsed, so a body nested too deeply is a 400 `json-too-deep`
- * before anything can walk it. A request without a body passes at once. It runs as Nest
- * middleware after the request entry, so refused bodies are logged with their request id too.
+ * before anything can walk it. A request without a body passes at once. The app's request
+ * pipeline mounts it after the request entry, so refused bodies are logged with their request id
+ * too.
  */
 export function jsonBody(maxBytes: number, maxDepth: number): RequestHandler {
   const parse = json({

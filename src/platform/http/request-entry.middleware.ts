@@ -29,7 +29,7 @@ function routeOf(req: Request): string | undefined {
  * handled), the HTTP server span (`METHOD route`, continuing an incoming W3C `traceparent`;
  * the rest of the request runs in its context, so run, model, tool and state spans are its
  * children), and, when the response closes, the request duration metric, the span's end and
- * the access log line. Mounted first (RequestEntryModule is imported before every feature).
+ * the access log line. Mounted first by the app's request pipeline (src/app/request-pipeline.ts).
  */
 @Injectable()
 export class RequestEntryMiddleware implements NestMiddleware {
