@@ -1,6 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { insertedRows } from '../platform/state/entry-write.js';
+import {
+  ENTRY_WRITE_VALUE_COUNT,
+  entryWriteValues,
+  insertedRowsText,
+} from '../platform/state/entry-write.js';
+import { ShapedTexts } from '../platform/state/shaped-texts.js';
 import { type SqlDialect, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 import type { EntryWrite } from '../platform/state/state-store.js';
@@ -45,6 +50,28 @@ const msOf = (iso: string | null): number => {
   return Number.isFinite(ms) ? ms : Date.now();
 };
 
+/** A loop's row, in the order of upsertLoopsText's columns. */
+function loopValues({ update, updatedMs }: LoopWrite): unknown[] {
+  return [
+    update.tenant_id,
+    update.run_id,
+    randomUUID(),
+    update.status,
+    msOf(update.started_at),
+    updatedMs,
+    FORMAT,
+    JSON.stringify(update),
+  ];
+}
+const LOOP_COLUMNS = 8;
+
+/** A session's row, in the order of upsertSessionsText's columns. */
+function sessionValues({ update, runs }: SessionWrite): unknown[] {
+  const { id, ...fields } = update;
+  return [update.tenant_id, id, runs, msOf(update.updated_at), FORMAT, JSON.stringify(fields)];
+}
+const SESSION_COLUMNS = 6;
+
 /** Newest first: loops by the start of their run, sessions by the end of their latest run. */
 const LOOP_ORDER = 'started_ms DESC, run_id DESC';
 const SESSION_ORDER = 'updated_ms DESC, session_id DESC';
@@ -78,22 +105,23 @@ export class StudioTables {
   async write(batch: StudioWrite[]): Promise<void> {
     const statements: Array<Promise<unknown>> = [];
     const upsert = (writes: StudioWrite[], onlyIf?: EntryWrite) => {
-      const loops = writes.flatMap((write) => (write.kind === 'loop' ? [write] : []));
-      const sessions = writes.flatMap((write) => (write.kind === 'session' ? [write] : []));
-      const parts: Array<(params: unknown[]) => string> = [];
-      if (loops.length > 0) parts.push((params) => this.upsertLoops(loops, params, onlyIf));
-      if (sessions.length > 0) {
-        parts.push((params) => this.upsertSessions(sessions, params, onlyIf));
+      const loops = writes.flatMap((write) => (write.kind === 'loop' ? loopValues(write) : []));
+      const sessions = writes.flatMap((write) =>
+        write.kind === 'session' ? sessionValues(write) : [],
+      );
+      const condition = onlyIf ? entryWriteValues(onlyIf) : [];
+      const send = (loopRows: number, sessionRows: number, params: unknown[]) => {
+        const text = this.upsertTexts.of(`${loopRows} ${sessionRows} ${onlyIf ? 1 : 0}`);
+        statements.push(this.database.query(text, params));
+      };
+      const loopRows = loops.length / LOOP_COLUMNS;
+      const sessionRows = sessions.length / SESSION_COLUMNS;
+      if (this.postgres && loopRows > 0 && sessionRows > 0) {
+        send(loopRows, sessionRows, [...loops, ...condition, ...sessions, ...condition]);
+        return;
       }
-      const [first, second] = parts;
-      const builds =
-        this.postgres && second
-          ? [(params: unknown[]) => `WITH loops AS (${first(params)}) ${second(params)}`]
-          : parts;
-      for (const build of builds) {
-        const params: unknown[] = [];
-        statements.push(this.database.query(build(params), params));
-      }
+      if (loopRows > 0) send(loopRows, 0, [...loops, ...condition]);
+      if (sessionRows > 0) send(0, sessionRows, [...sessions, ...condition]);
     };
     upsert(batch.filter((write) => !write.onlyIf));
     for (const [onlyIf, writes] of byCondition(batch)) {
@@ -235,58 +263,50 @@ export class StudioTables {
   }
 
   /**
-   * The upsert of `loops`, its parameters appended to `params`; with `onlyIf` (one loop), made
-   * only if that write holds.
+   * The upserts' texts: `<loops> <sessions> <1 if made only if a write holds, else 0>`. Loops and
+   * sessions together (PostgreSQL only) are one statement, the loops' upsert in a WITH.
    */
-  private upsertLoops(loops: LoopWrite[], params: unknown[], onlyIf?: EntryWrite): string {
-    const rows = insertedRows(
-      loops.map(({ update, updatedMs }) => [
-        update.tenant_id,
-        update.run_id,
-        randomUUID(),
-        update.status,
-        msOf(update.started_at),
-        updatedMs,
-        FORMAT,
-        JSON.stringify(update),
-      ]),
-      params,
-      this.dialect,
-      onlyIf,
-    );
+  private readonly upsertTexts = new ShapedTexts((shape: string) => {
+    const [loops, sessions, conditioned] = shape.split(' ').map(Number);
+    const condition = conditioned === 1;
+    if (sessions === 0) return this.upsertLoopsText(loops, 1, condition);
+    if (loops === 0) return this.upsertSessionsText(sessions, 1, condition);
+    const after = loops * LOOP_COLUMNS + (condition ? ENTRY_WRITE_VALUE_COUNT : 0) + 1;
+    return `WITH loops AS (${this.upsertLoopsText(loops, 1, condition)}) ${this.upsertSessionsText(sessions, after, condition)}`;
+  });
+
+  /**
+   * The upsert of `rows` loops (loopValues), placeholders from `first`; `conditioned` (one
+   * loop): made only if a write holds.
+   */
+  private upsertLoopsText(rows: number, first: number, conditioned: boolean): string {
+    const values = insertedRowsText(this.dialect, first, {
+      rows,
+      columns: LOOP_COLUMNS,
+      conditioned,
+    });
     return `INSERT INTO studio_loops
          (tenant_id, run_id, id, status, started_ms, updated_ms, format, record)
-       ${rows}
+       ${values}
        ON CONFLICT (tenant_id, run_id) DO UPDATE SET
          status = excluded.status, started_ms = excluded.started_ms,
          updated_ms = excluded.updated_ms, format = excluded.format, record = excluded.record
        WHERE studio_loops.status NOT IN (${TERMINAL})`;
   }
 
-  /** The upsert of `sessions`, as upsertLoops. */
-  private upsertSessions(sessions: SessionWrite[], params: unknown[], onlyIf?: EntryWrite): string {
-    const rows = insertedRows(
-      sessions.map(({ update, runs }) => {
-        const { id, ...fields } = update;
-        return [
-          update.tenant_id,
-          id,
-          runs,
-          msOf(update.updated_at),
-          FORMAT,
-          JSON.stringify(fields),
-        ];
-      }),
-      params,
-      this.dialect,
-      onlyIf,
-    );
+  /** The upsert of `rows` sessions (sessionValues), as upsertLoopsText. */
+  private upsertSessionsText(rows: number, first: number, conditioned: boolean): string {
+    const values = insertedRowsText(this.dialect, first, {
+      rows,
+      columns: SESSION_COLUMNS,
+      conditioned,
+    });
     // Two runs of a session that end on two replicas may arrive in either order: the later run wins.
     const newer = 'excluded.updated_ms >= studio_sessions.updated_ms';
     const pick = (column: string) =>
       `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE studio_sessions.${column} END`;
     return `INSERT INTO studio_sessions (tenant_id, session_id, runs, updated_ms, format, record)
-       ${rows}
+       ${values}
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          runs = studio_sessions.runs + excluded.runs,
          ${pick('format')}, ${pick('record')}, ${pick('updated_ms')}`;

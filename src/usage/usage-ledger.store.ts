@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { BackgroundWriter } from '../platform/state/background-writer.js';
+import { ShapedTexts } from '../platform/state/shaped-texts.js';
 import { type SqlDialect, sql, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 
@@ -124,11 +125,14 @@ export interface RecentSpend {
 export class UsageLedger {
   private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
+  /** The upsert of a batch, by its number of rows. */
+  private readonly addTexts: ShapedTexts<number>;
   private readonly writer: BackgroundWriter<UsageEntry>;
 
   constructor(private readonly database: StateDatabase) {
     this.dialect = sqlDialect(database.backend);
     this.sql = statements(this.dialect);
+    this.addTexts = new ShapedTexts((rows: number) => addStatement(this.dialect, rows));
     this.writer = new BackgroundWriter({
       what: 'token usage increments',
       write: (batch) => this.write(batch),
@@ -226,6 +230,6 @@ export class UsageLedger {
       entry.calls ?? 0,
       entry.runs ?? 0,
     ]);
-    await this.database.query(addStatement(this.dialect, batch.length), params);
+    await this.database.query(this.addTexts.of(batch.length), params);
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { insertedRows } from '../state/entry-write.js';
+import { entryWriteValues, insertedRowsText } from '../state/entry-write.js';
+import { ShapedTexts } from '../state/shaped-texts.js';
 import { type SqlDialect, sqlDialect } from '../state/sql-dialect.js';
 import type { EntryWrite, JsonValue } from '../state/state-store.js';
 import { StateDatabase } from '../state/state-database.service.js';
@@ -18,6 +19,8 @@ export type PendingAuditEvent = Omit<RecordedAuditEvent, 'id'> & { onlyIf?: Entr
 export const MAX_AUDIT_INSERT = 500;
 
 const INSERT = 'INSERT INTO audit_events (tenant_id, kind, actor, run_id, at, details)';
+/** Values per row of INSERT. */
+const COLUMNS = 6;
 
 /** Column sizes of audit_events; longer values are cut rather than refused (recording never fails). */
 const COLUMN = { tenant: 128, kind: 64, actor: 256, run: 256 } as const;
@@ -35,6 +38,8 @@ interface Row {
 function column(value: string | undefined, max: number): string | null {
   return value === undefined ? null : storableDiagnostic(value.slice(0, max));
 }
+
+type ConditionedEvent = PendingAuditEvent & { onlyIf: EntryWrite };
 
 /** The values of an event's columns, in INSERT's order. */
 function columnsOf(event: PendingAuditEvent): unknown[] {
@@ -85,47 +90,43 @@ export class AuditEventStore {
    */
   async insert(events: PendingAuditEvent[]): Promise<void> {
     const statements: Array<Promise<unknown>> = [];
-    const query = (sql: string, params: unknown[]) =>
-      statements.push(this.database.query(sql, params));
+    const query = (plain: PendingAuditEvent[], conditioned?: ConditionedEvent) => {
+      const params = plain.flatMap(columnsOf);
+      if (conditioned)
+        params.push(...columnsOf(conditioned), ...entryWriteValues(conditioned.onlyIf));
+      const text = this.insertTexts.of(`${plain.length} ${conditioned ? 1 : 0}`);
+      statements.push(this.database.query(text, params));
+    };
     const plain = events.filter((event) => !event.onlyIf);
-    let conditioned = events.filter((event) => event.onlyIf);
+    let conditioned = events.filter((event): event is ConditionedEvent => !!event.onlyIf);
     if (this.postgres && plain.length > 0 && conditioned.length > 0) {
-      const params: unknown[] = [];
-      query(this.plainThenConditioned(plain, conditioned[0], params), params);
+      query(plain, conditioned[0]);
       conditioned = conditioned.slice(1);
     } else if (plain.length > 0) {
-      const params: unknown[] = [];
-      query(`${INSERT} ${insertedRows(plain.map(columnsOf), params, this.dialect)}`, params);
+      query(plain);
     }
-    for (const event of conditioned) {
-      const params: unknown[] = [];
-      const values = insertedRows([columnsOf(event)], params, this.dialect, event.onlyIf);
-      query(`${INSERT} ${values}`, params);
-    }
+    for (const event of conditioned) query([], event);
     await Promise.all(statements);
   }
 
   /**
-   * The plain rows and one event written only if its write holds, in one statement, in that
-   * order: the conditioned row reads the plain rows' insert whole (a WITH's statement runs as its
-   * rows are read) before it is made, so its id comes after theirs. When its write does not
-   * hold, the plain rows are written all the same.
+   * The texts of insert: `<plain rows> <1 with an event written only if its write holds, else
+   * 0>`. Both kinds (PostgreSQL only) are one statement, in that order: the conditioned row reads
+   * the plain rows' insert whole (a WITH's statement runs as its rows are read) before it is
+   * made, so its id comes after theirs. When its write does not hold, the plain rows are written
+   * all the same.
    */
-  private plainThenConditioned(
-    plain: PendingAuditEvent[],
-    conditioned: PendingAuditEvent,
-    params: unknown[],
-  ): string {
-    const rows = insertedRows(plain.map(columnsOf), params, this.dialect);
-    const after = insertedRows(
-      [columnsOf(conditioned)],
-      params,
-      this.dialect,
-      conditioned.onlyIf,
-      'FROM (SELECT COUNT(*) FROM plain) AS written',
-    );
-    return `WITH plain AS (${INSERT} ${rows} RETURNING 1) ${INSERT} ${after}`;
-  }
+  private readonly insertTexts = new ShapedTexts((shape: string) => {
+    const [plain, conditioned] = shape.split(' ').map(Number);
+    const rows = (first: number) =>
+      insertedRowsText(this.dialect, first, { rows: plain, columns: COLUMNS });
+    const row = (first: number, from?: string) =>
+      insertedRowsText(this.dialect, first, { rows: 1, columns: COLUMNS, conditioned: true, from });
+    if (conditioned === 0) return `${INSERT} ${rows(1)}`;
+    if (plain === 0) return `${INSERT} ${row(1)}`;
+    const after = row(plain * COLUMNS + 1, 'FROM (SELECT COUNT(*) FROM plain) AS written');
+    return `WITH plain AS (${INSERT} ${rows(1)} RETURNING 1) ${INSERT} ${after}`;
+  });
 
   /** The query's events, newest first, at most `limit`. */
   async list(query: AuditQuery & { limit: number }): Promise<RecordedAuditEvent[]> {

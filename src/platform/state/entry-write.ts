@@ -1,36 +1,53 @@
 import type { SqlDialect } from './sql-dialect.js';
 import type { EntryWrite } from './state-store.js';
 
-/**
- * The SQL condition that `write` holds. Its values are appended to `params`, each placeholder
- * made where it appears (sqlite binds in order of appearance).
- */
-export function entryWriteHolds(write: EntryWrite, params: unknown[], dialect: SqlDialect): string {
-  const p = (value: unknown) => dialect.param(params.push(value));
+// A statement carries a write's condition as text made once per shape (ShapedTexts) and values
+// bound with it: the text's placeholders are numbered from where its values start in the
+// statement's parameters (sqlite's `?` bind in order of appearance, which is the same order).
+
+/** How many values entryWriteValues gives. */
+export const ENTRY_WRITE_VALUE_COUNT = 5;
+
+/** The values of entryWriteCondition, in the order of its placeholders. */
+export function entryWriteValues(write: EntryWrite): unknown[] {
   const { key } = write;
+  return [key.tenantId, key.sessionId, key.key, write.version, write.json];
+}
+
+/** The SQL condition that an entry write holds, its placeholders numbered from `first`. */
+export function entryWriteCondition(dialect: SqlDialect, first: number): string {
+  const p = (offset: number) => dialect.param(first + offset);
   return `EXISTS (SELECT 1 FROM state_entries
-    WHERE tenant_id = ${p(key.tenantId)} AND session_id = ${p(key.sessionId)}
-      AND "key" = ${p(key.key)} AND version = ${p(write.version)}
-      AND value = ${p(write.json)})`;
+    WHERE tenant_id = ${p(0)} AND session_id = ${p(1)}
+      AND "key" = ${p(2)} AND version = ${p(3)}
+      AND value = ${p(4)})`;
+}
+
+/** What the text of some inserted rows depends on. */
+export interface InsertedRowsShape {
+  rows: number;
+  /** Values per row. */
+  columns: number;
+  /** One row, selected only if an entry write holds (its values after the row's). */
+  conditioned?: boolean;
+  /** The FROM clause a conditioned row is selected from (such as one that must be read first). */
+  from?: string;
 }
 
 /**
- * The rows of an INSERT, their values appended to `params` in order: `VALUES (…), (…)`, or with
- * `onlyIf` (one row) `SELECT … [from] WHERE` that write holds, so that the row is written only
- * with it (`from`: a FROM clause the row is selected from, such as one that must be read first).
+ * The rows of an INSERT, placeholders numbered from `first`: `VALUES (…), (…)`, or conditioned
+ * (one row) `SELECT … [from] WHERE` the write holds, so that the row is written only with it.
  */
-export function insertedRows(
-  rows: unknown[][],
-  params: unknown[],
+export function insertedRowsText(
   dialect: SqlDialect,
-  onlyIf?: EntryWrite,
-  from = '',
+  first: number,
+  { rows, columns, conditioned = false, from = '' }: InsertedRowsShape,
 ): string {
-  const placeholders = rows.map((row) =>
-    row.map((value) => dialect.param(params.push(value))).join(', '),
-  );
-  if (!onlyIf) return `VALUES ${placeholders.map((row) => `(${row})`).join(', ')}`;
-  if (rows.length !== 1) throw new RangeError('a row written only with a write is one row');
+  let n = first - 1;
+  const row = () => Array.from({ length: columns }, () => dialect.param(++n)).join(', ');
+  if (!conditioned) return `VALUES ${Array.from({ length: rows }, () => `(${row()})`).join(', ')}`;
+  if (rows !== 1) throw new RangeError('a row written only with a write is one row');
+  const values = row();
   const source = from === '' ? '' : `${from} `;
-  return `SELECT ${placeholders[0]} ${source}WHERE ${entryWriteHolds(onlyIf, params, dialect)}`;
+  return `SELECT ${values} ${source}WHERE ${entryWriteCondition(dialect, n + 1)}`;
 }

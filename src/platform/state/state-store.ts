@@ -12,7 +12,7 @@ export interface StateKey {
  * A conditional write of a state entry, as a condition a later statement can carry: the entry
  * is at `version` and holds `json` (the same text the write sent). A statement that must take
  * effect only with the write (a run's settled event with its settled record) checks it in SQL
- * (`entryWriteHolds` in entry-write.ts): sent in the same group, both commit in one transaction; sent later, it
+ * (`entryWriteCondition` in entry-write.ts): sent in the same group, both commit in one transaction; sent later, it
  * still finds the write, or finds that it failed or that another writer's value stands.
  */
 export interface EntryWrite {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { QueryResult, Repository } from 'typeorm';
 import { StateEntryEntity } from './entities/state-entry.entity.js';
-import { entryWriteHolds } from './entry-write.js';
+import { entryWriteCondition, entryWriteValues } from './entry-write.js';
 import { type SqlDialect, sql, sqlDialect } from './sql-dialect.js';
 import { StateDatabase } from './state-database.service.js';
 import {
@@ -42,6 +42,9 @@ function statements(d: SqlDialect) {
   const updateAtVersion = sql(d)`UPDATE state_entries
       SET value = ${'?'}, version = version + 1, updated_at = ${'now'}
       WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'} AND version = ${'?'}`;
+  const releaseLease = sql(
+    d,
+  )`DELETE FROM run_leases WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`;
   return {
     upsert: `${upsertHead}
       ON CONFLICT (tenant_id, session_id, "key") DO UPDATE
@@ -54,8 +57,8 @@ function statements(d: SqlDialect) {
     get: sql(d)`SELECT value, version, updated_at FROM state_entries
       WHERE tenant_id = ${'?'} AND session_id = ${'?'} AND "key" = ${'?'}`,
     updateAtVersion: `${updateAtVersion} ${RETURNING}`,
-    // With putAt's `onlyIf`: its condition goes between the two.
-    updateAtVersionIf: updateAtVersion,
+    // With putAt's `onlyIf`: its condition after the five values above.
+    updateAtVersionIf: `${updateAtVersion} AND ${entryWriteCondition(d, 6)} ${RETURNING}`,
     // One statement: insert, take over an expired lease, or renew our own. Losing leaves no row.
     claimLease: sql(
       d,
@@ -72,9 +75,9 @@ function statements(d: SqlDialect) {
       RETURNING owner, expires_at`,
     renewLease: sql(d)`UPDATE run_leases SET expires_at = ${'now'} + ${'?'}
       WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
-    releaseLease: sql(
-      d,
-    )`DELETE FROM run_leases WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'}`,
+    releaseLease,
+    // With a settle's `onlyIf`: its condition after the three values above.
+    releaseLeaseIf: `${releaseLease} AND ${entryWriteCondition(d, 4)}`,
     // A run lease is expired rather than deleted, so another replica finds the run and takes it
     // over at once (see RunRecovery); every other lease is simply dropped.
     expireRunLeases: sql(d)`UPDATE run_leases SET expires_at = 0
@@ -209,8 +212,8 @@ export class TypeormStateStore extends StateStore {
   ): Promise<QueryResult> {
     const params: unknown[] = [json, key.tenantId, key.sessionId, key.key, expectedVersion];
     if (!onlyIf) return this.run('put', this.sql.updateAtVersion, params);
-    const holds = entryWriteHolds(onlyIf, params, this.dialect);
-    return this.run('put', `${this.sql.updateAtVersionIf} AND ${holds} ${RETURNING}`, params);
+    params.push(...entryWriteValues(onlyIf));
+    return this.run('put', this.sql.updateAtVersionIf, params);
   }
 
   async delete(key: StateKey): Promise<boolean> {
@@ -262,8 +265,8 @@ export class TypeormStateStore extends StateStore {
   async releaseRunLease(tenantId: string, runId: string, onlyIf?: EntryWrite): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
     const params: unknown[] = [tenantId, runId, this.owner];
-    let text = this.sql.releaseLease;
-    if (onlyIf) text += ` AND ${entryWriteHolds(onlyIf, params, this.dialect)}`;
+    if (onlyIf) params.push(...entryWriteValues(onlyIf));
+    const text = onlyIf ? this.sql.releaseLeaseIf : this.sql.releaseLease;
     const result = await this.run('release_run_lease', text, params);
     return (result.affected ?? 0) > 0;
   }

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { entryWriteHolds } from '../../platform/state/entry-write.js';
+import {
+  ENTRY_WRITE_VALUE_COUNT,
+  entryWriteCondition,
+  entryWriteValues,
+} from '../../platform/state/entry-write.js';
+import { ShapedTexts } from '../../platform/state/shaped-texts.js';
 import type { EntryWrite } from '../../platform/state/state-store.js';
 import { type SqlDialect, sqlDialect } from '../../platform/state/sql-dialect.js';
 import { StateDatabase } from '../../platform/state/state-database.service.js';
@@ -51,6 +56,11 @@ function isDuplicateKey(error: unknown): boolean {
 export class RunEventStore {
   private readonly dialect: SqlDialect;
   private readonly postgres: boolean;
+  /** Append texts by shape: `<events> <notices> <1 if conditioned, else 0>`. */
+  private readonly appendTexts = new ShapedTexts((shape: string) => {
+    const [events, notices, conditioned] = shape.split(' ').map(Number);
+    return this.appendText(events, notices, conditioned === 1);
+  });
 
   constructor(
     private readonly database: StateDatabase,
@@ -147,8 +157,8 @@ export class RunEventStore {
   }
 
   /**
-   * The append statement. Parameters are bound in order of appearance (sqlite's `?` cannot be
-   * reused), so every placeholder is made where it appears in the text.
+   * The append statement: its text made once per shape (how many events and notices, whether it
+   * is conditioned), its values in the order of their placeholders.
    */
   private appendStatement(
     tenantId: string,
@@ -157,40 +167,53 @@ export class RunEventStore {
     notices: readonly StateNotice[],
     onlyIf: EntryWrite | undefined,
   ) {
-    const params: unknown[] = [];
-    const p = (value: unknown) => {
-      params.push(value);
-      return this.dialect.param(params.length);
-    };
+    const params: unknown[] = [tenantId, runId, tenantId, runId];
+    for (const event of events) params.push(event.type, JSON.stringify(event.data), event.at);
+    if (onlyIf) params.push(...entryWriteValues(onlyIf));
+    if (this.postgres) {
+      for (const notice of notices) params.push(notice.channel, notice.payload);
+      params.push(tenantId, runId);
+    }
+    const shape = `${events.length} ${this.postgres ? notices.length : 0} ${onlyIf ? 1 : 0}`;
+    return { text: this.appendTexts.of(shape), params };
+  }
+
+  /**
+   * The text of an append of `events` events (with `notices` notices on PostgreSQL; `conditioned`:
+   * with an entry write's condition). Placeholders are numbered in the order appendStatement
+   * gives their values (sqlite's `?` bind in order of appearance, which is the same there).
+   */
+  private appendText(events: number, notices: number, conditioned: boolean): string {
+    let n = 0;
+    const p = () => this.dialect.param(++n);
     let text = `INSERT INTO run_events (tenant_id, run_id, seq, type, data, created_at)
-      SELECT ${p(tenantId)}, ${p(runId)}, base.last + v.column1, v.column2, v.column3, v.column4
+      SELECT ${p()}, ${p()}, base.last + v.column1, v.column2, v.column3, v.column4
         FROM (SELECT COALESCE(MAX(seq), 0) AS last FROM run_events
-               WHERE tenant_id = ${p(tenantId)} AND run_id = ${p(runId)}) AS base,
+               WHERE tenant_id = ${p()} AND run_id = ${p()}) AS base,
              (VALUES `;
-    text += events
-      .map(
-        (event, i) =>
-          `(${i + 1}, CAST(${p(event.type)} AS VARCHAR(40)), ` +
-          `CAST(${p(JSON.stringify(event.data))} AS TEXT), CAST(${p(event.at)} AS BIGINT))`,
-      )
-      .join(', ');
+    text += Array.from(
+      { length: events },
+      (_, i) =>
+        `(${i + 1}, CAST(${p()} AS VARCHAR(40)), ` +
+        `CAST(${p()} AS TEXT), CAST(${p()} AS BIGINT))`,
+    ).join(', ');
     text += `) AS v`;
-    if (onlyIf) text += `\n      WHERE ${entryWriteHolds(onlyIf, params, this.dialect)}`;
+    if (conditioned) {
+      text += `\n      WHERE ${entryWriteCondition(this.dialect, n + 1)}`;
+      n += ENTRY_WRITE_VALUE_COUNT;
+    }
     text += `\n      RETURNING seq`;
-    if (!this.postgres) return { text, params };
+    if (!this.postgres) return text;
     // One round trip: the append and its notifications commit together.
-    const others = notices
-      .map(
-        (notice, i) =>
-          `, pg_notify(CAST(${p(notice.channel)} AS TEXT), CAST(${p(notice.payload)} AS TEXT)) AS also${i}`,
-      )
-      .join('');
-    text = `WITH ins AS (${text}),
+    const others = Array.from(
+      { length: notices },
+      (_, i) => `, pg_notify(CAST(${p()} AS TEXT), CAST(${p()} AS TEXT)) AS also${i}`,
+    ).join('');
+    return `WITH ins AS (${text}),
       note AS (SELECT pg_notify('${RUN_EVENTS_CHANNEL}',
-                 json_build_array(CAST(${p(tenantId)} AS TEXT), CAST(${p(runId)} AS TEXT),
+                 json_build_array(CAST(${p()} AS TEXT), CAST(${p()} AS TEXT),
                                   MAX(seq))::text) AS sent${others}
                  FROM ins HAVING COUNT(*) > 0)
       SELECT ins.seq FROM ins CROSS JOIN note`;
-    return { text, params };
   }
 }
