@@ -111,7 +111,7 @@ export class StudioTables {
       );
       const condition = onlyIf ? entryWriteValues(onlyIf) : [];
       const send = (loopRows: number, sessionRows: number, params: unknown[]) => {
-        const text = this.upsertTexts.of(`${loopRows} ${sessionRows} ${onlyIf ? 1 : 0}`);
+        const text = this.upsertTexts.of(loopRows, sessionRows, onlyIf ? 1 : 0);
         statements.push(this.database.query(text, params));
       };
       const loopRows = loops.length / LOOP_COLUMNS;
@@ -263,11 +263,10 @@ export class StudioTables {
   }
 
   /**
-   * The upserts' texts: `<loops> <sessions> <1 if made only if a write holds, else 0>`. Loops and
-   * sessions together (PostgreSQL only) are one statement, the loops' upsert in a WITH.
+   * The upserts' texts by shape: loops, sessions, 1 if made only if a write holds (else 0).
+   * Loops and sessions together (PostgreSQL only) are one statement, the loops' upsert in a WITH.
    */
-  private readonly upsertTexts = new ShapedTexts((shape: string) => {
-    const [loops, sessions, conditioned] = shape.split(' ').map(Number);
+  private readonly upsertTexts = new ShapedTexts((loops, sessions, conditioned) => {
     const condition = conditioned === 1;
     if (sessions === 0) return this.upsertLoopsText(loops, 1, condition);
     if (loops === 0) return this.upsertSessionsText(sessions, 1, condition);

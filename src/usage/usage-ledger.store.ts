@@ -126,7 +126,7 @@ export class UsageLedger {
   private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
   /** The upsert of a batch, by its number of rows. */
-  private readonly addTexts: ShapedTexts<number>;
+  private readonly addTexts: ShapedTexts;
   private readonly writer: BackgroundWriter<UsageEntry>;
 
   constructor(private readonly database: StateDatabase) {

@@ -94,7 +94,7 @@ export class AuditEventStore {
       const params = plain.flatMap(columnsOf);
       if (conditioned)
         params.push(...columnsOf(conditioned), ...entryWriteValues(conditioned.onlyIf));
-      const text = this.insertTexts.of(`${plain.length} ${conditioned ? 1 : 0}`);
+      const text = this.insertTexts.of(plain.length, conditioned ? 1 : 0);
       statements.push(this.database.query(text, params));
     };
     const plain = events.filter((event) => !event.onlyIf);
@@ -110,14 +110,13 @@ export class AuditEventStore {
   }
 
   /**
-   * The texts of insert: `<plain rows> <1 with an event written only if its write holds, else
-   * 0>`. Both kinds (PostgreSQL only) are one statement, in that order: the conditioned row reads
+   * The texts of insert by shape: plain rows, 1 with an event written only if its write holds
+   * (else 0). Both kinds (PostgreSQL only) are one statement, in that order: the conditioned row reads
    * the plain rows' insert whole (a WITH's statement runs as its rows are read) before it is
    * made, so its id comes after theirs. When its write does not hold, the plain rows are written
    * all the same.
    */
-  private readonly insertTexts = new ShapedTexts((shape: string) => {
-    const [plain, conditioned] = shape.split(' ').map(Number);
+  private readonly insertTexts = new ShapedTexts((plain, conditioned) => {
     const rows = (first: number) =>
       insertedRowsText(this.dialect, first, { rows: plain, columns: COLUMNS });
     const row = (first: number, from?: string) =>

@@ -6,20 +6,22 @@ const MAX_SHAPES = 64;
  * the key its prepared statement is looked up by (SqliteStatements, StatementNames), and a text
  * built on every call is a new string that the lookup hashes whole: 1.4 µs for 800 characters
  * (measured), against a few nanoseconds for a string whose hash V8 has kept. `make` gets only
- * the shape (how many rows, which optional parts), never a value, so a text cannot depend on
- * one: values are parameters, bound in the order their placeholders appear.
+ * the shape, a few numbers (how many rows, 1 or 0 for an optional part), never a value, so a
+ * text cannot depend on one: values are parameters, bound in the order their placeholders
+ * appear.
  */
-export class ShapedTexts<Shape> {
-  private readonly texts = new Map<Shape, string>();
+export class ShapedTexts {
+  private readonly texts = new Map<string, string>();
 
-  constructor(private readonly make: (shape: Shape) => string) {}
+  constructor(private readonly make: (...shape: number[]) => string) {}
 
-  /** The text of `shape` (a number or a short string naming it). */
-  of(shape: Shape): string {
-    let text = this.texts.get(shape);
+  /** The text of `shape`. */
+  of(...shape: number[]): string {
+    const key = shape.join(' ');
+    let text = this.texts.get(key);
     if (text === undefined) {
-      text = this.make(shape);
-      if (this.texts.size < MAX_SHAPES) this.texts.set(shape, text);
+      text = this.make(...shape);
+      if (this.texts.size < MAX_SHAPES) this.texts.set(key, text);
     }
     return text;
   }

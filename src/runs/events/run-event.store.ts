@@ -56,11 +56,10 @@ function isDuplicateKey(error: unknown): boolean {
 export class RunEventStore {
   private readonly dialect: SqlDialect;
   private readonly postgres: boolean;
-  /** Append texts by shape: `<events> <notices> <1 if conditioned, else 0>`. */
-  private readonly appendTexts = new ShapedTexts((shape: string) => {
-    const [events, notices, conditioned] = shape.split(' ').map(Number);
-    return this.appendText(events, notices, conditioned === 1);
-  });
+  /** Append texts by shape: events, notices, 1 if conditioned (else 0). */
+  private readonly appendTexts = new ShapedTexts((events, notices, conditioned) =>
+    this.appendText(events, notices, conditioned === 1),
+  );
 
   constructor(
     private readonly database: StateDatabase,
@@ -174,8 +173,12 @@ export class RunEventStore {
       for (const notice of notices) params.push(notice.channel, notice.payload);
       params.push(tenantId, runId);
     }
-    const shape = `${events.length} ${this.postgres ? notices.length : 0} ${onlyIf ? 1 : 0}`;
-    return { text: this.appendTexts.of(shape), params };
+    const text = this.appendTexts.of(
+      events.length,
+      this.postgres ? notices.length : 0,
+      onlyIf ? 1 : 0,
+    );
+    return { text, params };
   }
 
   /**
