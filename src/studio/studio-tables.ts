@@ -63,14 +63,25 @@ function loopValues({ update, updatedMs }: LoopWrite): unknown[] {
     JSON.stringify(update),
   ];
 }
-const LOOP_COLUMNS = 8;
+/** studio_loops's columns, as loopValues gives them. */
+const LOOP_COLUMNS = [
+  'tenant_id',
+  'run_id',
+  'id',
+  'status',
+  'started_ms',
+  'updated_ms',
+  'format',
+  'record',
+];
 
 /** A session's row, in the order of upsertSessionsText's columns. */
 function sessionValues({ update, runs }: SessionWrite): unknown[] {
   const { id, ...fields } = update;
   return [update.tenant_id, id, runs, msOf(update.updated_at), FORMAT, JSON.stringify(fields)];
 }
-const SESSION_COLUMNS = 6;
+/** studio_sessions's columns, as sessionValues gives them. */
+const SESSION_COLUMNS = ['tenant_id', 'session_id', 'runs', 'updated_ms', 'format', 'record'];
 
 /** Newest first: loops by the start of their run, sessions by the end of their latest run. */
 const LOOP_ORDER = 'started_ms DESC, run_id DESC';
@@ -105,23 +116,22 @@ export class StudioTables {
   async write(batch: StudioWrite[]): Promise<void> {
     const statements: Array<Promise<unknown>> = [];
     const upsert = (writes: StudioWrite[], onlyIf?: EntryWrite) => {
-      const loops = writes.flatMap((write) => (write.kind === 'loop' ? loopValues(write) : []));
+      const loops = writes.flatMap((write) => (write.kind === 'loop' ? [loopValues(write)] : []));
       const sessions = writes.flatMap((write) =>
-        write.kind === 'session' ? sessionValues(write) : [],
+        write.kind === 'session' ? [sessionValues(write)] : [],
       );
       const condition = onlyIf ? entryWriteValues(onlyIf) : [];
       const send = (loopRows: number, sessionRows: number, params: unknown[]) => {
         const text = this.upsertTexts.of(loopRows, sessionRows, onlyIf ? 1 : 0);
         statements.push(this.database.query(text, params));
       };
-      const loopRows = loops.length / LOOP_COLUMNS;
-      const sessionRows = sessions.length / SESSION_COLUMNS;
-      if (this.postgres && loopRows > 0 && sessionRows > 0) {
-        send(loopRows, sessionRows, [...loops, ...condition, ...sessions, ...condition]);
+      if (this.postgres && loops.length > 0 && sessions.length > 0) {
+        const params = [...loops.flat(), ...condition, ...sessions.flat(), ...condition];
+        send(loops.length, sessions.length, params);
         return;
       }
-      if (loopRows > 0) send(loopRows, 0, [...loops, ...condition]);
-      if (sessionRows > 0) send(0, sessionRows, [...sessions, ...condition]);
+      if (loops.length > 0) send(loops.length, 0, [...loops.flat(), ...condition]);
+      if (sessions.length > 0) send(0, sessions.length, [...sessions.flat(), ...condition]);
     };
     upsert(batch.filter((write) => !write.onlyIf));
     for (const [onlyIf, writes] of byCondition(batch)) {
@@ -270,7 +280,7 @@ export class StudioTables {
     const condition = conditioned === 1;
     if (sessions === 0) return this.upsertLoopsText(loops, 1, condition);
     if (loops === 0) return this.upsertSessionsText(sessions, 1, condition);
-    const after = loops * LOOP_COLUMNS + (condition ? ENTRY_WRITE_VALUE_COUNT : 0) + 1;
+    const after = loops * LOOP_COLUMNS.length + (condition ? ENTRY_WRITE_VALUE_COUNT : 0) + 1;
     return `WITH loops AS (${this.upsertLoopsText(loops, 1, condition)}) ${this.upsertSessionsText(sessions, after, condition)}`;
   });
 
@@ -281,11 +291,10 @@ export class StudioTables {
   private upsertLoopsText(rows: number, first: number, conditioned: boolean): string {
     const values = insertedRowsText(this.dialect, first, {
       rows,
-      columns: LOOP_COLUMNS,
+      columns: LOOP_COLUMNS.length,
       conditioned,
     });
-    return `INSERT INTO studio_loops
-         (tenant_id, run_id, id, status, started_ms, updated_ms, format, record)
+    return `INSERT INTO studio_loops (${LOOP_COLUMNS.join(', ')})
        ${values}
        ON CONFLICT (tenant_id, run_id) DO UPDATE SET
          status = excluded.status, started_ms = excluded.started_ms,
@@ -297,14 +306,14 @@ export class StudioTables {
   private upsertSessionsText(rows: number, first: number, conditioned: boolean): string {
     const values = insertedRowsText(this.dialect, first, {
       rows,
-      columns: SESSION_COLUMNS,
+      columns: SESSION_COLUMNS.length,
       conditioned,
     });
     // Two runs of a session that end on two replicas may arrive in either order: the later run wins.
     const newer = 'excluded.updated_ms >= studio_sessions.updated_ms';
     const pick = (column: string) =>
       `${column} = CASE WHEN ${newer} THEN excluded.${column} ELSE studio_sessions.${column} END`;
-    return `INSERT INTO studio_sessions (tenant_id, session_id, runs, updated_ms, format, record)
+    return `INSERT INTO studio_sessions (${SESSION_COLUMNS.join(', ')})
        ${values}
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          runs = studio_sessions.runs + excluded.runs,

@@ -18,9 +18,9 @@ export type PendingAuditEvent = Omit<RecordedAuditEvent, 'id'> & { onlyIf?: Entr
 /** Rows one insert writes at most (6 parameters each, far below both drivers' limits). */
 export const MAX_AUDIT_INSERT = 500;
 
-const INSERT = 'INSERT INTO audit_events (tenant_id, kind, actor, run_id, at, details)';
-/** Values per row of INSERT. */
-const COLUMNS = 6;
+/** audit_events's columns, as columnsOf gives them. */
+const COLUMNS = ['tenant_id', 'kind', 'actor', 'run_id', 'at', 'details'];
+const INSERT = `INSERT INTO audit_events (${COLUMNS.join(', ')})`;
 
 /** Column sizes of audit_events; longer values are cut rather than refused (recording never fails). */
 const COLUMN = { tenant: 128, kind: 64, actor: 256, run: 256 } as const;
@@ -118,12 +118,17 @@ export class AuditEventStore {
    */
   private readonly insertTexts = new ShapedTexts((plain, conditioned) => {
     const rows = (first: number) =>
-      insertedRowsText(this.dialect, first, { rows: plain, columns: COLUMNS });
+      insertedRowsText(this.dialect, first, { rows: plain, columns: COLUMNS.length });
     const row = (first: number, from?: string) =>
-      insertedRowsText(this.dialect, first, { rows: 1, columns: COLUMNS, conditioned: true, from });
+      insertedRowsText(this.dialect, first, {
+        rows: 1,
+        columns: COLUMNS.length,
+        conditioned: true,
+        from,
+      });
     if (conditioned === 0) return `${INSERT} ${rows(1)}`;
     if (plain === 0) return `${INSERT} ${row(1)}`;
-    const after = row(plain * COLUMNS + 1, 'FROM (SELECT COUNT(*) FROM plain) AS written');
+    const after = row(plain * COLUMNS.length + 1, 'FROM (SELECT COUNT(*) FROM plain) AS written');
     return `WITH plain AS (${INSERT} ${rows(1)} RETURNING 1) ${INSERT} ${after}`;
   });
 

@@ -5,8 +5,11 @@ import type { EntryWrite } from './state-store.js';
 // bound with it: the text's placeholders are numbered from where its values start in the
 // statement's parameters (sqlite's `?` bind in order of appearance, which is the same order).
 
+/** The columns entryWriteCondition compares, in the order entryWriteValues gives their values. */
+const CONDITION_COLUMNS = ['tenant_id', 'session_id', '"key"', 'version', 'value'];
+
 /** How many values entryWriteValues gives. */
-export const ENTRY_WRITE_VALUE_COUNT = 5;
+export const ENTRY_WRITE_VALUE_COUNT = CONDITION_COLUMNS.length;
 
 /** The values of entryWriteCondition, in the order of its placeholders. */
 export function entryWriteValues(write: EntryWrite): unknown[] {
@@ -16,11 +19,8 @@ export function entryWriteValues(write: EntryWrite): unknown[] {
 
 /** The SQL condition that an entry write holds, its placeholders numbered from `first`. */
 export function entryWriteCondition(dialect: SqlDialect, first: number): string {
-  const p = (offset: number) => dialect.param(first + offset);
-  return `EXISTS (SELECT 1 FROM state_entries
-    WHERE tenant_id = ${p(0)} AND session_id = ${p(1)}
-      AND "key" = ${p(2)} AND version = ${p(3)}
-      AND value = ${p(4)})`;
+  const equal = CONDITION_COLUMNS.map((column, i) => `${column} = ${dialect.param(first + i)}`);
+  return `EXISTS (SELECT 1 FROM state_entries WHERE ${equal.join(' AND ')})`;
 }
 
 /** What the text of some inserted rows depends on. */
