@@ -4,9 +4,13 @@
  * through a gateway child process configured with SVC_PROVIDER_URL=<mock>/v1. One connection, one
  * request in flight; a run is one turn here, so exactly one model call per run. The durable floor
  * (lib/durable-floor-server.mjs on sqlite, calling the same mock) shows what the least durable
- * run on this stack adds over the direct call.
+ * run on this stack adds over the direct call. `idleWake` is what one idle wait costs the work
+ * after it on this machine (lib/idle-wake.mjs).
  */
 import { Buffer } from 'node:buffer';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, requestFor } from './lib/routes.mjs';
 import { ratio } from './lib/table.mjs';
@@ -35,6 +39,16 @@ async function floorLatency(mock, options, tmpDir) {
  */
 const warmingOf = (options) => ({ ...options, connections: options.warmupConnections });
 
+/**
+ * What an idle wait costs the work after it on this machine (lib/idle-wake.mjs): a run at one
+ * request in flight waits twice (for its request, for its model's answer), the floor too.
+ */
+async function idleWake(tmpDir) {
+  const script = fileURLToPath(new URL('./lib/idle-wake.mjs', import.meta.url));
+  const { stdout } = await promisify(execFile)(process.execPath, [script, tmpDir]);
+  return JSON.parse(stdout);
+}
+
 const addedOver = (measured, direct) => ({
   p50Ms: measured.p50Ms - direct.p50Ms,
   p99Ms: measured.p99Ms - direct.p99Ms,
@@ -60,6 +74,7 @@ export async function latencyBench(options, tmpDir) {
       const directResult = await measureHttp({ request: direct, pid: mock.child.pid, ...options });
       const gateway = await measureHttp({ request: viaGateway, pid: child.pid, ...options });
       const floor = await floorLatency(mock, options, tmpDir);
+      const wake = await idleWake(tmpDir);
       return {
         route: `${AGENT_RUN.method} ${AGENT_RUN.path}`,
         modelRequestBytes: Buffer.byteLength(sent.body),
@@ -68,6 +83,7 @@ export async function latencyBench(options, tmpDir) {
         floor,
         added: addedOver(gateway, directResult),
         floorAdded: addedOver(floor, directResult),
+        idleWake: wake,
         gatewayOverDirect: {
           p50Ms: ratio(gateway.p50Ms, directResult.p50Ms),
           p99Ms: ratio(gateway.p99Ms, directResult.p99Ms),

@@ -109,7 +109,8 @@ const GOALS = [
     show: (v, r) =>
       `+${fixed(v, 3)} ms (gateway ${fixed(r.latency.gateway[`${p}Ms`], 3)} vs ` +
       `direct ${fixed(r.latency.direct[`${p}Ms`], 3)} ms; durable floor ` +
-      `+${fixed(r.latency.floorAdded[`${p}Ms`], 3)} ms)`,
+      `+${fixed(r.latency.floorAdded[`${p}Ms`], 3)} ms; work after an idle wait ` +
+      `${x(r.latency.idleWake.ratio)} here)`,
     sources: (r) => [r.latency.gateway, r.latency.direct, r.latency.floor],
   })),
   {

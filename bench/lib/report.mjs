@@ -84,7 +84,7 @@ export function latencyReport(latency, options) {
     ['through gateway', fixed(latency.gateway.reqPerSec, 0), ...loadCells(latency.gateway)],
     ['through durable floor', fixed(latency.floor.reqPerSec, 0), ...loadCells(latency.floor)],
   ];
-  const { added, gatewayOverDirect: over, floorAdded } = latency;
+  const { added, gatewayOverDirect: over, floorAdded, idleWake: wake } = latency;
   return [
     loadTitle(
       `Model call latency, ${latency.route} with SVC_PROVIDER_URL=<mock> ` +
@@ -96,6 +96,10 @@ export function latencyReport(latency, options) {
       `p99 +${fixed(added.p99Ms, 3)} ms (${times(over.p99Ms, 2)}); by the durable floor: ` +
       `p50 +${fixed(floorAdded.p50Ms, 3)} ms, p99 +${fixed(floorAdded.p99Ms, 3)} ms; ` +
       `CPU us/req is the mock's (direct), the gateway's and the floor's`,
+    `after an idle wait: the same work (a SQLite commit and a JSON round trip) took ` +
+      `${fixed(wake.idleUs, 1)} us after 1 ms of sleep against ${fixed(wake.busyUs, 1)} us ` +
+      `back to back (${times(wake.ratio, 2)}); a run at c=1 waits twice, for its request and ` +
+      `for the model's answer`,
   ].join('\n');
 }
 
