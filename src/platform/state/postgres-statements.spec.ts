@@ -157,6 +157,84 @@ describe.each([
     }
   });
 
+  it('keeps a connection usable after a group it prepared statements in failed', async () => {
+    const one = new pg.Pool({ connectionString: database.dsn, max: 1, pipeline: true });
+    try {
+      const on = new PostgresStatements(one, names());
+      const before = 'INSERT INTO t (k, v) VALUES ($1, $2) RETURNING k';
+      const failing = 'INSERT INTO t (k, v) VALUES ($1, $2 - 1) RETURNING k';
+      const after = 'UPDATE t SET v = v + $2 WHERE k = $1 RETURNING k';
+      const group = (k: string, v: number) =>
+        Promise.allSettled([
+          on.run(before, [`${k}1`, v]),
+          on.run(failing, [`${k}2`, v]),
+          on.run(after, [`${k}1`, v]),
+        ]);
+      // All three are new to the connection; the second fails when it executes (v = -1), so the
+      // server has prepared the first two and skipped the third before the group runs again.
+      const failed = await group('a', 0);
+      expect(failed.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+      ]);
+      // Each again, in a group and alone: none is prepared twice or missing.
+      const again = await group('b', 5);
+      expect(again.map((outcome) => outcome.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      for (const sql of [before, failing]) await on.run(sql, [`c${sql.length}`, 3]);
+      await on.run(after, ['b1', 1]);
+      // A statement that does not parse fails alone too, and the connection goes on.
+      const [bad, good] = await Promise.allSettled([
+        on.run('INSERT INTO t (k, v) VALUES ($1, $2) RETURNING nonsense', ['d', 1]),
+        on.run(before, ['d', 1]),
+      ]);
+      expect([bad.status, good.status]).toEqual(['rejected', 'fulfilled']);
+      expect(await database.query('SELECT k, v FROM t ORDER BY k')).toEqual([
+        { k: 'a1', v: 0 },
+        { k: 'b1', v: 11 },
+        { k: 'b2', v: 4 },
+        { k: `c${before.length}`, v: 3 },
+        { k: `c${failing.length}`, v: 2 },
+        { k: 'd', v: 1 },
+      ]);
+    } finally {
+      await one.end();
+    }
+  });
+
+  it('stops the read timeout of a committed group, and fails a group that outlasts it', async () => {
+    const timed = new pg.Pool({
+      connectionString: database.dsn,
+      max: 1,
+      pipeline: true,
+      query_timeout: 300,
+    });
+    try {
+      const on = new PostgresStatements(timed, names());
+      const put = (k: string) => on.run('INSERT INTO t (k, v) VALUES ($1, 1) RETURNING k', [k]);
+      await Promise.all([put('a'), put('b')]);
+      // Past the timeout: the client went back to the pool with no timer left to fire.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await expect(Promise.all([put('c'), put('d')])).resolves.toHaveLength(2);
+      const slow = await Promise.allSettled([
+        put('e'),
+        on.run('INSERT INTO t (k, v) SELECT $1, 1 FROM pg_sleep(1) RETURNING k', ['f']),
+      ]);
+      for (const outcome of slow) {
+        expect(outcome.status).toBe('rejected');
+        expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/timeout/i);
+      }
+      // The pool goes on with a client of its own.
+      await expect(put('g')).resolves.toMatchObject({ records: [{ k: 'g' }] });
+    } finally {
+      await timed.end();
+    }
+  });
+
   it('rejects every statement of a group with the error of a pool that cannot connect', async () => {
     const closed = new pg.Pool({
       connectionString: 'postgres://postgres@127.0.0.1:1/none',

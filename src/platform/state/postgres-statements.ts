@@ -1,5 +1,11 @@
 import pg from 'pg';
 import { QueryFailedError, QueryResult } from 'typeorm';
+import {
+  type Answer,
+  type GroupOutcome,
+  GroupQuery,
+  type GroupStatement,
+} from './postgres-group-query.js';
 import type { StatementNames } from './statement-names.js';
 
 interface Pending {
@@ -20,17 +26,16 @@ interface Pending {
  * together. A group costs one checkout and one write instead of one of each per statement, and
  * its statements wait one round trip together instead of one each.
  *
- * A group with two writes or more is one transaction (BEGIN and COMMIT pipelined with it): one
- * commit instead of one per statement, and every answer arrives at once. Measured on the 2-core
- * machine, an echo run on PostgreSQL at 10 in flight went from about 470 to 590 runs/s and used
- * 17 % less CPU; three pipelined inserts took 0.32 instead of 0.63 ms. Each caller is answered
- * once the group is committed (a statement answered before would let its caller's next
- * statement, on another client, miss its row). A statement that fails rolls the transaction
- * back; the group's statements then run again each in its own implicit transaction
- * (node-postgres ends every pipelined query with its own Sync), so one that fails fails alone,
- * as it did on a client of its own. When the commit's outcome is unknown (the connection
- * failed), every statement of the group fails. The statements of a group run in the order they
- * were asked for.
+ * A group with two writes or more is one transaction (its statements before one Sync,
+ * GroupQuery): one commit instead of one per statement, and every answer arrives at once.
+ * Measured on the 2-core machine, an echo run on PostgreSQL at 10 in flight went from about 470
+ * to 590 runs/s and used 17 % less CPU with BEGIN and COMMIT around the group; three pipelined
+ * inserts took 0.32 instead of 0.63 ms. Each caller is answered once the group is committed (a
+ * statement answered before would let its caller's next statement, on another client, miss its
+ * row). A statement that fails rolls the transaction back; the group's statements then run
+ * again each in its own implicit transaction, so one that fails fails alone, as it did on a
+ * client of its own. When the commit's outcome is unknown (the connection failed), every
+ * statement of the group fails. The statements of a group run in the order they were asked for.
  */
 export class PostgresStatements {
   private queue: Pending[] = [];
@@ -82,46 +87,27 @@ function writesIn(group: Pending[]): number {
   return writes;
 }
 
-/** A statement as sent: BEGIN and COMMIT are statements without parameters or a name. */
-interface Statement {
-  sql: string;
-  params?: unknown[];
-  name?: string;
-}
-
-const BEGIN: Statement = { sql: 'BEGIN' };
-const COMMIT: Statement = { sql: 'COMMIT' };
-
-/** What a statement was answered: its result, or its failure. */
-type Answer = { raw: pg.QueryResult } | { error: unknown };
-
 /**
- * Sends `statements` in one write (each query corks and uncorks the socket around its own
- * messages, so without the cork each would be a write of its own) and answers every outcome,
- * in order, once all are in; `onAnswer` hears each as it arrives. Each is a node-postgres Query
- * answered by callback: `client.query`'s promise form copies its config property by property
- * and makes two promises per statement, each seen by the async context's hooks; this makes one
- * per group.
+ * Each statement in its own implicit transaction (node-postgres ends every pipelined query with
+ * a Sync of its own), all in one write (each query corks and uncorks the socket around its own
+ * messages, so without the cork each would be a write of its own), each caller answered as its
+ * answer arrives; resolves once all are. Each is a node-postgres Query answered by callback:
+ * `client.query`'s promise form copies its config property by property and makes two promises
+ * per statement, each seen by the async context's hooks; this makes one per group.
  */
-function sendInOneWrite(
-  client: pg.PoolClient,
-  statements: Statement[],
-  onAnswer?: (index: number, answer: Answer) => void,
-): Promise<Answer[]> {
+function eachOnItsOwn(client: pg.PoolClient, group: Pending[]): Promise<void> {
   return new Promise((resolve) => {
-    const answers = new Array<Answer>(statements.length);
-    let left = statements.length;
+    let left = group.length;
     const answered = (index: number, answer: Answer) => {
-      answers[index] = answer;
-      onAnswer?.(index, answer);
-      if (--left === 0) resolve(answers);
+      settle(group[index], answer);
+      if (--left === 0) resolve();
     };
     const { stream } = client.connection;
     stream.cork();
     try {
-      statements.forEach((statement, index) => {
+      group.forEach((pending, index) => {
         try {
-          client.query(queryOf(statement, index, answered));
+          client.query(queryOf(pending, index, answered));
         } catch (error) {
           answered(index, { error });
         }
@@ -134,7 +120,7 @@ function sendInOneWrite(
 
 /** A statement as node-postgres's Query: prepared under its name when it has one. */
 function queryOf(
-  { sql, params, name }: Statement,
+  { sql, params, name }: GroupStatement,
   index: number,
   answered: (index: number, answer: Answer) => void,
 ): pg.Query {
@@ -152,43 +138,37 @@ function settle(pending: Pending, answer: Answer): void {
   else pending.reject(failed(pending, answer.error));
 }
 
-/** Each statement in its own implicit transaction, answered as its answer arrives. */
-async function eachOnItsOwn(client: pg.PoolClient, group: Pending[]): Promise<void> {
-  await sendInOneWrite(client, group, (index, answer) => settle(group[index], answer));
-}
-
 /**
- * The group in one transaction; every caller is answered after the commit. A failed statement
- * leaves the transaction aborted, and COMMIT then answers ROLLBACK: nothing was written, so the
- * group runs again statement by statement. Answers the error to drop the client with when
- * COMMIT did not answer: its transaction may still be open, and must not reach the pool.
+ * The group in one transaction (GroupQuery: its statements before one Sync); every caller is
+ * answered after the commit. When the server refused a statement, nothing was written: the
+ * group runs again statement by statement, so the one that fails fails alone. Answers the error
+ * to drop the client with when the group was not answered: whether it was written is unknown,
+ * as for a statement whose connection fails, and the connection must not reach the pool.
  */
 async function inTransaction(
   client: pg.PoolClient,
   group: Pending[],
   broken: () => Error | undefined,
 ): Promise<Error | undefined> {
-  const answers = await sendInOneWrite(client, [BEGIN, ...group, COMMIT]);
-  const commit = answers[answers.length - 1];
-  const own = answers.slice(1, -1);
-  if ('raw' in commit && commit.raw.command === 'COMMIT') {
-    group.forEach((pending, i) => settle(pending, own[i]));
+  const outcome = await new Promise<GroupOutcome>((resolve) => {
+    try {
+      client.query(new GroupQuery(group, resolve));
+    } catch (error) {
+      resolve({ lost: error });
+    }
+  });
+  if ('committed' in outcome) {
+    group.forEach((pending, i) => settle(pending, outcome.committed[i]));
     return undefined;
   }
-  // Rolled back, nothing written: again one by one, unless the connection failed meanwhile.
-  // Not answered: whether the group was written is unknown, as for a statement whose
-  // connection fails. Either way a statement that failed fails with its own error.
   const lost = broken();
-  if ('raw' in commit && lost === undefined) {
+  if ('refused' in outcome && lost === undefined) {
     await eachOnItsOwn(client, group);
     return undefined;
   }
-  const cause: unknown = 'error' in commit ? commit.error : lost;
-  group.forEach((pending, i) => {
-    const answer = own[i];
-    pending.reject(failed(pending, 'error' in answer ? answer.error : cause));
-  });
-  return 'error' in commit ? asError(commit.error) : undefined;
+  const cause = 'lost' in outcome ? outcome.lost : lost;
+  for (const pending of group) pending.reject(failed(pending, cause));
+  return asError(cause);
 }
 
 function asError(reason: unknown): Error {
