@@ -80,7 +80,8 @@ export class GroupQuery extends pg.Query {
     private readonly onSettled: (outcome: GroupOutcome) => void,
   ) {
     // node-postgres's read timeout answers through `callback` (and wraps it to clear its timer).
-    super({ text: 'statement group' }, undefined, (error: Error | undefined) => {
+    // A text, not a config: Query copies a config property by property.
+    super('statement group', undefined, (error: Error | undefined) => {
       if (error) this.settle({ lost: error });
     });
   }
