@@ -212,13 +212,19 @@ describe.each([
       max: 1,
       pipeline: true,
       query_timeout: 300,
+      // No idle timer of the pool's own among the timers counted below.
+      idleTimeoutMillis: 0,
     });
+    const armedTimers = () =>
+      process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
     try {
       const on = new PostgresStatements(timed, names());
       const put = (k: string) => on.run('INSERT INTO t (k, v) VALUES ($1, 1) RETURNING k', [k]);
+      await Promise.all([put('a0'), put('b0')]); // the client connected, the statement prepared
+      const armed = armedTimers();
       await Promise.all([put('a'), put('b')]);
-      // Past the timeout: the client went back to the pool with no timer left to fire.
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // The client went back to the pool with no read timer left to fire (and close it).
+      expect(armedTimers()).toBe(armed);
       await expect(Promise.all([put('c'), put('d')])).resolves.toHaveLength(2);
       const slow = await Promise.allSettled([
         put('e'),
