@@ -7,19 +7,12 @@
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
 import { AGENT_RUN, TOOL_CALL, requestFor } from './lib/routes.mjs';
-import { percentile } from './lib/stats.mjs';
+import { median } from './lib/stats.mjs';
 import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 /** What `ab` measures on each backend: the request a change to the hot path shows in. */
 export const AB_ROUTES = { 'tool call': TOOL_CALL, 'echo run': AGENT_RUN };
-
-/** The median as the other parts take it (nearest rank, like `start`'s). */
-const median = (values) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
 
 /** The medians of `rounds` (measureHttp results) and the spread of their CPU per request. */
 function summary(rounds) {

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createBenchDatabase } from './lib/postgres.mjs';
+import { median } from './lib/stats.mjs';
 
 const [beforeRoot, inFlightArg = '1', roundsArg = '8'] = process.argv.slice(2);
 if (!beforeRoot) {
@@ -84,7 +85,6 @@ try {
 } finally {
   await database.drop();
 }
-const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
 const summary = Object.fromEntries(
   Object.entries(measured).map(([name, results]) => [
     name,

@@ -13,6 +13,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { median } from './stats.mjs';
 
 const dir = process.argv[2];
 const ROUNDS = Number(process.argv[3] ?? 6);
@@ -52,8 +53,6 @@ function work() {
   write(`run-${n++}`, value);
   return Number(process.hrtime.bigint() - started) / 1e3;
 }
-
-const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 
 const afterWork = [];
 const afterSleep = [];

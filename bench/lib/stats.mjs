@@ -7,6 +7,14 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
 }
 
+/** The median of `values` as every part takes it (nearest rank, `percentile` at 50). */
+export function median(values) {
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+}
+
 /** p50 and p99 of latencies in milliseconds. */
 export function latencySummary(latenciesMs) {
   const sorted = Float64Array.from(latenciesMs).sort();
