@@ -190,6 +190,19 @@ describe.each(BACKENDS)('A2A tasks over time (%s)', (backend) => {
     );
     const database = gateway.app.get(StateDatabase);
     const p = (n: number) => (backend === 'postgres' ? `$${n}` : '?');
+    // The row follows the settled run after the answer (A2ATaskUpkeep): once it has, nothing
+    // writes it again, so what is set below stays set.
+    const settledRow = async () => {
+      const { records } = await database.query(
+        `SELECT status FROM a2a_tasks WHERE context_id = ${p(1)}`,
+        [context],
+      );
+      return (records as Array<{ status: string }>)[0]?.status === 'completed';
+    };
+    for (let tries = 0; !(await settledRow()); tries++) {
+      if (tries === 200) throw new Error('the task row never followed its settled run');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     // Eight days ago, past the default retention of seven.
     await database.query(`UPDATE a2a_tasks SET status_at = ${p(1)} WHERE context_id = ${p(2)}`, [
       Date.now() - 8 * 24 * 3_600_000,
