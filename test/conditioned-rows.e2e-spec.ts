@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { AuditEventStore } from '../src/platform/audit/audit-event.store.js';
-import { StateStore, type EntryWrite } from '../src/platform/state/state-store.js';
+import {
+  StateConflictError,
+  StateStore,
+  type EntryWrite,
+  type JsonValue,
+} from '../src/platform/state/state-store.js';
 import { StudioTables } from '../src/studio/studio-tables.js';
 import type { LoopUpdate, SessionUpdate } from '../src/studio/studio.store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
@@ -15,13 +20,24 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
   let gateway: RunningGateway;
   let entry = 0;
 
-  /** A write that holds (the entry as it is) or not (the entry has moved on since). */
-  const writeThat = async (holds: boolean): Promise<EntryWrite> => {
+  /**
+   * A write that holds (the entry is as it left it), or not: the entry has moved on since, or
+   * it was written again from the start, so that another text stands at the write's version
+   * (as when the owner that took a run over writes its record).
+   */
+  const writeThat = async (
+    fate: 'holds' | 'moved on' | 'written again',
+    value: JsonValue = { n: 1 },
+  ): Promise<EntryWrite> => {
     const state = gateway.app.get(StateStore);
     const key = { tenantId: 'acme', sessionId: `entry-${++entry}`, key: 'record' };
-    const { entry: written, write } = state.putAt(key, { n: 1 }, 0);
+    const { entry: written, write } = state.putAt(key, value, 0);
     await written;
-    if (!holds) await state.put(key, { n: 2 });
+    if (fate === 'moved on') await state.put(key, { n: 2 });
+    if (fate === 'written again') {
+      await state.delete(key);
+      await state.putAt(key, { n: 2 }, 0).entry;
+    }
     return write;
   };
 
@@ -55,7 +71,7 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
   });
 
   it('writes plain audit events and one whose write holds, in the order they were recorded', async () => {
-    const holds = await writeThat(true);
+    const holds = await writeThat('holds');
     await gateway.app
       .get(AuditEventStore)
       .insert([
@@ -69,7 +85,7 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
   });
 
   it('writes the plain audit events and not the one whose write does not hold', async () => {
-    const [lost, holds] = [await writeThat(false), await writeThat(true)];
+    const [lost, holds] = [await writeThat('moved on'), await writeThat('holds')];
     await gateway.app
       .get(AuditEventStore)
       .insert([
@@ -112,7 +128,7 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
   });
 
   it('writes a settled loop and session with a write that holds, and neither with one that does not', async () => {
-    const [holds, lost] = [await writeThat(true), await writeThat(false)];
+    const [holds, lost] = [await writeThat('holds'), await writeThat('moved on')];
     await gateway.app.get(StudioTables).write([
       { kind: 'loop', update: loop('s1', 'running'), updatedMs: 1 },
       { kind: 'loop', update: loop('s1', 'completed'), updatedMs: 2, onlyIf: holds },
@@ -126,5 +142,35 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
     expect(statusOf('s1')).toBe('completed');
     expect(statusOf('s2')).toBe('running');
     expect(sessions.map((found) => found.id)).toEqual(['sess-s1']);
+  });
+
+  it('tells a write from another text at its version, in text beyond ASCII too', async () => {
+    const text = { prompt: 'héllo wörld 👋 — 日本語', quote: '"\\' };
+    const [holds, lost] = [await writeThat('holds', text), await writeThat('written again')];
+    await gateway.app
+      .get(AuditEventStore)
+      .insert([event('run.completed', 'r5', holds), event('run.completed', 'r6', lost)]);
+    expect(await auditOf('r5')).toEqual(['run.completed']);
+    expect(await auditOf('r6')).toEqual([]);
+    await gateway.app.get(StudioTables).write([
+      { kind: 'loop', update: loop('s5', 'completed'), updatedMs: 1, onlyIf: holds },
+      { kind: 'loop', update: loop('s6', 'completed'), updatedMs: 1, onlyIf: lost },
+    ]);
+    const { loops } = await gateway.app.get(StudioTables).snapshot('acme', 10);
+    expect(loops.map((found) => found.run_id).filter((id) => ['s5', 's6'].includes(id))).toEqual([
+      's5',
+    ]);
+    // An entry written only with another entry's write (a run's record with its session's).
+    const state = gateway.app.get(StateStore);
+    const key = (name: string) => ({ tenantId: 'acme', sessionId: 'follower', key: name });
+    await state.putAt(key('a'), { n: 0 }, 0).entry;
+    await state.putAt(key('b'), { n: 0 }, 0).entry;
+    await expect(state.putAt(key('a'), { n: 1 }, 1, holds).entry).resolves.toMatchObject({
+      version: 2,
+    });
+    await expect(state.putAt(key('b'), { n: 1 }, 1, lost).entry).rejects.toBeInstanceOf(
+      StateConflictError,
+    );
+    expect(await state.get(key('b'))).toMatchObject({ value: { n: 0 }, version: 1 });
   });
 });

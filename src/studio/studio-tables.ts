@@ -120,7 +120,7 @@ export class StudioTables {
       const sessions = writes.flatMap((write) =>
         write.kind === 'session' ? [sessionValues(write)] : [],
       );
-      const condition = onlyIf ? entryWriteValues(onlyIf) : [];
+      const condition = onlyIf ? entryWriteValues(this.dialect, onlyIf) : [];
       const send = (loopRows: number, sessionRows: number, params: unknown[]) => {
         const text = this.upsertTexts.of(loopRows, sessionRows, onlyIf ? 1 : 0);
         statements.push(this.database.query(text, params));

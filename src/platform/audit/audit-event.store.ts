@@ -93,7 +93,10 @@ export class AuditEventStore {
     const query = (plain: PendingAuditEvent[], conditioned?: ConditionedEvent) => {
       const params = plain.flatMap(columnsOf);
       if (conditioned)
-        params.push(...columnsOf(conditioned), ...entryWriteValues(conditioned.onlyIf));
+        params.push(
+          ...columnsOf(conditioned),
+          ...entryWriteValues(this.dialect, conditioned.onlyIf),
+        );
       const text = this.insertTexts.of(plain.length, conditioned ? 1 : 0);
       statements.push(this.database.query(text, params));
     };

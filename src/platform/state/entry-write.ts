@@ -5,22 +5,27 @@ import type { EntryWrite } from './state-store.js';
 // bound with it: the text's placeholders are numbered from where its values start in the
 // statement's parameters (sqlite's `?` bind in order of appearance, which is the same order).
 
-/** The columns entryWriteCondition compares, in the order entryWriteValues gives their values. */
-const CONDITION_COLUMNS = ['tenant_id', 'session_id', '"key"', 'version', 'value'];
+/** The columns entryWriteCondition finds the entry by, then its value (SqlDialect.valueIs). */
+const KEY_COLUMNS = ['tenant_id', 'session_id', '"key"', 'version'];
 
 /** How many values entryWriteValues gives. */
-export const ENTRY_WRITE_VALUE_COUNT = CONDITION_COLUMNS.length;
+export const ENTRY_WRITE_VALUE_COUNT = KEY_COLUMNS.length + 1;
 
 /** The values of entryWriteCondition, in the order of its placeholders. */
-export function entryWriteValues(write: EntryWrite): unknown[] {
+export function entryWriteValues(dialect: SqlDialect, write: EntryWrite): unknown[] {
   const { key } = write;
-  return [key.tenantId, key.sessionId, key.key, write.version, write.json];
+  return [key.tenantId, key.sessionId, key.key, write.version, dialect.valueKey(write.json)];
 }
 
-/** The SQL condition that an entry write holds, its placeholders numbered from `first`. */
+/**
+ * The SQL condition that an entry write holds, its placeholders numbered from `first`: the
+ * entry is at the write's version and holds its text (the version alone is not enough: the
+ * owner that took a run over writes the same version numbers).
+ */
 export function entryWriteCondition(dialect: SqlDialect, first: number): string {
-  const equal = CONDITION_COLUMNS.map((column, i) => `${column} = ${dialect.param(first + i)}`);
-  return `EXISTS (SELECT 1 FROM state_entries WHERE ${equal.join(' AND ')})`;
+  const equal = KEY_COLUMNS.map((column, i) => `${column} = ${dialect.param(first + i)}`);
+  const value = dialect.valueIs(dialect.param(first + KEY_COLUMNS.length));
+  return `EXISTS (SELECT 1 FROM state_entries WHERE ${equal.join(' AND ')} AND ${value})`;
 }
 
 /** What the text of some inserted rows depends on. */

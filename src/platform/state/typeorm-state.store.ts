@@ -212,7 +212,7 @@ export class TypeormStateStore extends StateStore {
   ): Promise<QueryResult> {
     const params: unknown[] = [json, key.tenantId, key.sessionId, key.key, expectedVersion];
     if (!onlyIf) return this.run('put', this.sql.updateAtVersion, params);
-    params.push(...entryWriteValues(onlyIf));
+    params.push(...entryWriteValues(this.dialect, onlyIf));
     return this.run('put', this.sql.updateAtVersionIf, params);
   }
 
@@ -265,7 +265,7 @@ export class TypeormStateStore extends StateStore {
   async releaseRunLease(tenantId: string, runId: string, onlyIf?: EntryWrite): Promise<boolean> {
     assertLeaseKey(tenantId, runId, 1);
     const params: unknown[] = [tenantId, runId, this.owner];
-    if (onlyIf) params.push(...entryWriteValues(onlyIf));
+    if (onlyIf) params.push(...entryWriteValues(this.dialect, onlyIf));
     const text = onlyIf ? this.sql.releaseLeaseIf : this.sql.releaseLease;
     const result = await this.run('release_run_lease', text, params);
     return (result.affected ?? 0) > 0;

@@ -168,7 +168,7 @@ export class RunEventStore {
   ) {
     const params: unknown[] = [tenantId, runId, tenantId, runId];
     for (const event of events) params.push(event.type, JSON.stringify(event.data), event.at);
-    if (onlyIf) params.push(...entryWriteValues(onlyIf));
+    if (onlyIf) params.push(...entryWriteValues(this.dialect, onlyIf));
     if (this.postgres) {
       for (const notice of notices) params.push(notice.channel, notice.payload);
       params.push(tenantId, runId);
