@@ -17,7 +17,8 @@ export interface SqlDialect {
 
 /**
  * PostgreSQL compares SHA-256 digests: a settled run's record is the condition of four
- * statements in its group, and the whole text in each was about half the bytes a run sent.
+ * statements in its group, and its whole text in each was two fifths of the bytes a run sent.
+ * Its encoding as the database would give it: `convert_to` makes UTF-8, as Node's hash does.
  */
 const postgresValueKey = lastOf((text: string) => hash('sha256', text, 'buffer'));
 
