@@ -34,6 +34,8 @@ const COUNTED_TYPES = {
   'sqlite commits': 'commits',
   'postgres commits': 'commits',
   'postgres checkouts': 'round trips',
+  'sqlite parameter bytes': 'param bytes',
+  'postgres parameter bytes': 'param bytes',
 };
 const COLUMNS = [...new Set(Object.values(COUNTED_TYPES))];
 

@@ -1,8 +1,8 @@
 /**
  * Preloaded into a gateway by the `counts` part (`node --import`): counts the async resources
  * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, the
- * statements it runs and the transactions it commits on sqlite or PostgreSQL, and its
- * PostgreSQL pool checkouts, between two SIGUSR2 signals, and writes them as JSON to
+ * statements it runs, the bytes of their parameters and the transactions it commits on sqlite
+ * or PostgreSQL, and its PostgreSQL pool checkouts, between two SIGUSR2 signals, and writes them as JSON to
  * BENCH_COUNTS_OUT at the second. Counts do not move with the machine's load, where CPU times do.
  */
 import { createHook } from 'node:async_hooks';
@@ -17,9 +17,19 @@ createHook({
   },
 }).enable();
 
-const count = (what) => {
-  if (counting) counts[what] = (counts[what] ?? 0) + 1;
+const count = (what, n = 1) => {
+  if (counting) counts[what] = (counts[what] ?? 0) + n;
 };
+
+/** What a statement's parameters take as sent: UTF-8 text, a buffer's bytes, a number's digits. */
+function bytesOf(params) {
+  let bytes = 0;
+  for (const value of params ?? []) {
+    if (value === null || value === undefined) continue;
+    bytes += Buffer.isBuffer(value) ? value.length : Buffer.byteLength(String(value));
+  }
+  return bytes;
+}
 
 // better-sqlite3 as the gateway loads it (one CommonJS instance). Its transactions run their
 // BEGIN and COMMIT as statements too: those are not counted as statements; a COMMIT, and a write
@@ -35,6 +45,7 @@ for (const method of ['run', 'get', 'all']) {
     if (COMMIT.test(this.source)) count('sqlite commits');
     else if (!CONTROL.test(this.source)) {
       count('sqlite statements');
+      count('sqlite parameter bytes', bytesOf(params));
       if (!this.readonly && !this.database.inTransaction) count('sqlite commits');
     }
     return result;
@@ -43,13 +54,25 @@ for (const method of ['run', 'get', 'all']) {
 
 // node-postgres as the gateway loads it. A client's statements are sent in order (pipelined),
 // so one sent between its BEGIN and its COMMIT is in that transaction: a COMMIT, and a write
-// sent outside one, is one commit. A pool checkout is one statement group, one round trip.
+// sent outside one, is one commit. The gateway's statement group (GroupQuery: `statements`
+// before one Sync) is one query to node-postgres: its statements count each, and it commits
+// once. A pool checkout is one statement group, one round trip.
 const pg = createRequire(process.argv[1])('pg');
 const inTransaction = new WeakSet();
 const READS = /^\s*SELECT\b/i;
 const query = pg.Client.prototype.query;
 pg.Client.prototype.query = function (config, ...rest) {
+  if (Array.isArray(config?.statements)) {
+    count('postgres statements', config.statements.length);
+    count('postgres commits');
+    for (const { params } of config.statements) count('postgres parameter bytes', bytesOf(params));
+    return query.call(this, config, ...rest);
+  }
   const text = typeof config === 'string' ? config : (config?.text ?? '');
+  count(
+    'postgres parameter bytes',
+    bytesOf(config?.values ?? (Array.isArray(rest[0]) ? rest[0] : [])),
+  );
   if (/^\s*BEGIN\b/i.test(text)) inTransaction.add(this);
   else if (/^\s*(COMMIT|END|ROLLBACK)\b/i.test(text)) {
     if (COMMIT.test(text)) count('postgres commits');

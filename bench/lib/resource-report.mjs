@@ -55,8 +55,9 @@ export function countsReport(counts) {
     ...columns.map((column) => fixed(perRequest[column], 1)),
   ]);
   return [
-    `Async resources created, statements run, transactions committed and PostgreSQL round ` +
-      `trips (pool checkouts) per request (${counts.runs} requests each, one at a time)`,
+    `Async resources created, statements run, transactions committed, PostgreSQL round ` +
+      `trips (pool checkouts) and bytes of statement parameters per request ` +
+      `(${counts.runs} requests each, one at a time)`,
     renderTable(['request', ...columns], rows),
   ].join('\n');
 }
