@@ -6,6 +6,7 @@ import { StateDatabase } from '../src/platform/state/state-database.service.js';
 import { a2aClient, isTask, keyedFetch, sendParams, userMessage } from './support/a2a-client.js';
 import { jsonMessage, rpc } from './support/a2a-rpc.js';
 import { BACKENDS } from './support/backends.js';
+import { waitUntil } from './support/chat-server.js';
 import { type GatedEndpoint, startGatedEndpoint } from './support/gated-endpoint.js';
 import { refundGraph } from './support/graphs.js';
 import { writeKeysFile } from './support/keys-file.js';
@@ -199,10 +200,7 @@ describe.each(BACKENDS)('A2A tasks over time (%s)', (backend) => {
       );
       return (records as Array<{ status: string }>)[0]?.status === 'completed';
     };
-    for (let tries = 0; !(await settledRow()); tries++) {
-      if (tries === 200) throw new Error('the task row never followed its settled run');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    await waitUntil(settledRow, 'the task row follows its settled run', 5_000);
     // Eight days ago, past the default retention of seven.
     await database.query(`UPDATE a2a_tasks SET status_at = ${p(1)} WHERE context_id = ${p(2)}`, [
       Date.now() - 8 * 24 * 3_600_000,

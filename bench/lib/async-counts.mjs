@@ -2,8 +2,8 @@
  * Preloaded into a gateway by the `counts` part (`node --import`): counts the async resources
  * the process creates (promises, timers, immediates, next-tick callbacks, …) by type, the
  * statements it runs, the bytes of their parameters and the transactions it commits on sqlite
- * or PostgreSQL, and its PostgreSQL pool checkouts, between two SIGUSR2 signals, and writes them as JSON to
- * BENCH_COUNTS_OUT at the second. Counts do not move with the machine's load, where CPU times do.
+ * or PostgreSQL, and its PostgreSQL pool checkouts, between two SIGUSR2 signals, and writes
+ * them as JSON to BENCH_COUNTS_OUT at the second. Counts do not move with the machine's load, where CPU times do.
  */
 import { createHook } from 'node:async_hooks';
 import { writeFileSync } from 'node:fs';
