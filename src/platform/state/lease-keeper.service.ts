@@ -17,7 +17,10 @@ import {
  * work must stop and hand over, as if it had been lost.
  */
 export class HeldLease {
-  private readonly lost = new AbortController();
+  /** Made when someone asks for `signal` (a run's lease is watched through `onLost` instead). */
+  private lost?: AbortController;
+  private lostReason?: Error;
+  private lostHook?: (reason: Error) => void;
   private readonly renewEveryMs: number;
   /**
    * One timer per lease: it fires for the next renewal, or at the deadline when that comes
@@ -48,7 +51,25 @@ export class HeldLease {
 
   /** Aborts when the lease was lost or may be (this process must stop the work). */
   get signal(): AbortSignal {
+    if (!this.lost) {
+      this.lost = new AbortController();
+      if (this.lostReason) this.lost.abort(this.lostReason);
+    }
     return this.lost.signal;
+  }
+
+  /** The lease was lost, or may be (`signal` has aborted, or would have). */
+  get isLost(): boolean {
+    return this.lostReason !== undefined;
+  }
+
+  /**
+   * Calls `hook` once when the lease is lost (at once if it was already); `null` forgets it.
+   * One watcher, without a signal of its own: a run's lease makes no AbortController here.
+   */
+  onLost(hook: ((reason: Error) => void) | null): void {
+    this.lostHook = hook ?? undefined;
+    if (hook && this.lostReason) hook(this.lostReason);
   }
 
   async release(): Promise<void> {
@@ -94,7 +115,7 @@ export class HeldLease {
   private tick(): void {
     if (this.released) return;
     if (Date.now() >= this.heldUntil) {
-      this.lost.abort(
+      this.markLost(
         new StateUnavailableError(
           `lease ${this.key} could not be renewed for ${this.ttlMs} ms; another process may hold it now`,
         ),
@@ -115,8 +136,7 @@ export class HeldLease {
       this.renewals.succeeded();
       if (this.released) return;
       if (held) this.heldUntil = sent + this.ttlMs;
-      else
-        this.lost.abort(new LeaseLostError(`lease ${this.key} was taken over by another process`));
+      else this.markLost(new LeaseLostError(`lease ${this.key} was taken over by another process`));
     } catch (error) {
       this.renewals.failed(error);
     } finally {
@@ -133,8 +153,16 @@ export class HeldLease {
     if (this.released) return;
     this.released = true;
     clearTimeout(this.timer);
-    this.lost.abort(reason);
+    this.markLost(reason);
     this.onRelease();
+  }
+
+  /** The first loss counts, as an AbortSignal keeps its first reason. */
+  private markLost(reason: Error): void {
+    if (this.lostReason) return;
+    this.lostReason = reason;
+    this.lost?.abort(reason);
+    this.lostHook?.(reason);
   }
 
   private async end(giveUp: () => Promise<boolean>): Promise<void> {

@@ -151,6 +151,25 @@ describe('HeldLease', () => {
     await lease.handOver();
   });
 
+  it('tells its loss watcher once, at once when it comes late, and not once forgotten', async () => {
+    const [watched, forgotten] = await Promise.all(['run:w', 'run:f'].map((key) => acquire(key)));
+    const heard: Array<[string, unknown]> = [];
+    watched.onLost((reason) => heard.push(['watched', reason]));
+    forgotten.onLost((reason) => heard.push(['forgotten', reason]));
+    forgotten.onLost(null);
+    store.mode = 'taken';
+    await advance(TTL_MS);
+    expect(heard).toHaveLength(1);
+    expect(heard[0][0]).toBe('watched');
+    expect(heard[0][1]).toBeInstanceOf(LeaseLostError);
+    expect(watched.isLost).toBe(true);
+    // Asked for after the loss, the signal has aborted with the same reason.
+    expect(watched.signal.reason).toBe(heard[0][1]);
+    forgotten.onLost((reason) => heard.push(['late', reason]));
+    expect(heard.map(([who]) => who)).toEqual(['watched', 'late']);
+    await Promise.all([watched.handOver(), forgotten.handOver()]);
+  });
+
   it('stops renewing and never aborts once released', async () => {
     const lease = await acquire();
     await lease.release();

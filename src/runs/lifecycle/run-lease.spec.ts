@@ -1,15 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import { getEventListeners } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import type { HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import type { EntryWrite } from '../../platform/state/state-store.js';
 import { RunLeases, ShuttingDown, stopRunsAfterMs } from './run-lease.js';
 
-/** A lease keeper whose leases record how they were given up, and can be made to fail. */
+/**
+ * A lease keeper whose leases record how they were given up, and can be made to fail. `lost`
+ * loses every lease it gave; `watchers` are the loss hooks its leases hold now.
+ */
 function keeper(options: { failGivingUp?: boolean; taken?: boolean } = {}) {
   const ended: string[] = [];
-  const lost = new AbortController();
+  const watchers = new Set<(reason: Error) => void>();
+  let lostWith: Error | undefined;
+  const lost = {
+    abort(reason: Error) {
+      lostWith = reason;
+      for (const hook of [...watchers]) hook(reason);
+    },
+  };
   const fake = {
     acquire: (_tenant: string, key: string): Promise<HeldLease | null> => {
       if (options.taken) return Promise.resolve(null);
@@ -19,16 +28,25 @@ function keeper(options: { failGivingUp?: boolean; taken?: boolean } = {}) {
           ? Promise.reject(new Error('database down'))
           : Promise.resolve();
       };
+      let watcher: ((reason: Error) => void) | undefined;
       return Promise.resolve({
         key,
-        signal: lost.signal,
+        get isLost() {
+          return lostWith !== undefined;
+        },
+        onLost(hook: ((reason: Error) => void) | null) {
+          if (watcher) watchers.delete(watcher);
+          watcher = hook ?? undefined;
+          if (hook) watchers.add(hook);
+          if (hook && lostWith) hook(lostWith);
+        },
         release: giveUp('released'),
         handOver: giveUp('handed over'),
         releaseWith: (write: EntryWrite) => ended.push(`released ${key} with v${write.version}`),
       } as unknown as HeldLease);
     },
   };
-  return { keeper: fake as unknown as LeaseKeeper, ended, lost };
+  return { keeper: fake as unknown as LeaseKeeper, ended, lost, watchers };
 }
 
 const config = (shutdownTimeoutMs = 1000) =>
@@ -79,23 +97,23 @@ describe('RunLeases', () => {
     await lease!.handOver();
   });
 
-  it('keeps nothing of a finished run: its lease is forgotten and its listener removed', async () => {
-    const { keeper: leases, lost } = keeper();
+  it('keeps nothing of a finished run: its lease is forgotten and its watcher removed', async () => {
+    const { keeper: leases, watchers } = keeper();
     const runs = new RunLeases(leases, config());
     const settled = await Promise.all(['r1', 'r2', 'r3'].map((id) => runs.claim('acme', id)));
     const running = await runs.claim('acme', 'r4');
     expect(runs.allHeld()).toHaveLength(4);
-    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(4);
+    expect(watchers.size).toBe(4);
     await settled[0]!.finish();
     await settled[1]!.handOver();
     await settled[2]!.finish();
     expect(runs.allHeld()).toEqual([running]);
-    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(1);
+    expect(watchers.size).toBe(1);
     running!.signal.addEventListener('abort', () => void running!.handOver());
     await runs.onApplicationShutdown();
     expect(running!.signal.reason).toBeInstanceOf(ShuttingDown);
     expect(runs.allHeld()).toHaveLength(0);
-    expect(getEventListeners(lost.signal, 'abort')).toHaveLength(0);
+    expect(watchers.size).toBe(0);
     expect(settled.map((lease) => lease!.signal.aborted)).toEqual([false, false, false]);
   });
 

@@ -9,7 +9,6 @@ import type { GatewayConfig } from '../../platform/config/gateway-config.js';
 import { type HeldLease, LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
 import { runScope } from '../../platform/state/state-scopes.js';
 import type { EntryWrite } from '../../platform/state/state-store.js';
-import { LinkedAbort } from '../../platform/signals/linked-abort.js';
 
 /** How long shutdown waits for this process's runs to stop and hand their leases over. */
 const STOP_WAIT_MS = 10_000;
@@ -46,10 +45,10 @@ export class RunCancelled extends Error {
  * releases it) or left for another replica (an expired lease is what it looks for).
  */
 export class RunLease {
-  private readonly link: LinkedAbort;
+  private readonly stop = new AbortController();
   private readonly alongside = new Set<HeldLease>();
   /** Aborts when the lease was lost, the process is stopping its runs, or the run is cancelled. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal = this.stop.signal;
 
   constructor(
     private readonly held: HeldLease,
@@ -64,24 +63,29 @@ export class RunLease {
      */
     readonly claimed: Promise<void> = Promise.resolve(),
   ) {
-    this.link = new LinkedAbort([held.signal]);
-    this.signal = this.link.signal;
+    // The held lease calls back when lost: one signal per run, not a second one linked to it.
+    held.onLost((reason) => this.abort(reason));
   }
 
   /** Stops the run's execution here (in-flight model and tool calls abort) to settle it cancelled. */
   cancel(by: string | null): void {
-    this.link.abort(new RunCancelled(by));
+    this.abort(new RunCancelled(by));
   }
 
   /** The process is stopping its runs: this one hands over (RunLeases.stopRuns). */
   stopForShutdown(): void {
-    this.link.abort(new ShuttingDown());
+    this.abort(new ShuttingDown());
   }
 
   /** The cancellation that stopped the run, when one did (and the lease is still held). */
   get cancelled(): RunCancelled | null {
     const reason: unknown = this.signal.reason;
-    return reason instanceof RunCancelled && !this.held.signal.aborted ? reason : null;
+    return reason instanceof RunCancelled && !this.held.isLost ? reason : null;
+  }
+
+  /** The first reason stays (a later abort keeps it, as a signal does). */
+  private abort(reason: Error): void {
+    if (!this.stop.signal.aborted) this.stop.abort(reason);
   }
 
   /**
@@ -120,7 +124,7 @@ export class RunLease {
     } catch (err) {
       this.logger.warn({ err, lease: this.held.key }, `could not ${what} a run lease; it expires`);
     } finally {
-      this.link.unlink();
+      this.held.onLost(null);
       this.done();
     }
   }
