@@ -1,74 +1,17 @@
-import { HttpException } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import { Command, Option } from 'nest-commander';
-import { destination } from 'pino';
-import { AgentRunner } from '../runs/agent-runner.service.js';
-import { RunAgentDto } from '../runs/dto/run-agent.dto.js';
-import { toRunRequest } from '../runs/run-request.js';
-import { AppModule } from '../app/app.module.js';
-import { loadConfig } from '../platform/config/load-config.js';
 import type { RunEvent } from '../runs/events/run-event.js';
 import type { RunRecord } from '../runs/record/run-record.js';
-import { StateDatabase } from '../platform/state/state-database.service.js';
-import { CliFailure } from './cli-errors.js';
 import { GatewayClient } from './gateway-client.js';
-import { followLocalRun } from './local-run-follower.js';
+import { type RunOptions, runBody } from './run-body.js';
 import { type Reconnect, followRemoteRun } from './run-follower.js';
 import { checkOutcome, humanOutput } from './run-output.js';
 import { RunProgress } from './run-progress.js';
 import { SvcCommand } from './svc-command.js';
 
-interface RunOptions {
-  tenant?: string;
-  prompt?: string;
-  agent?: string;
-  toolset?: string;
-  session?: string;
-  model?: string;
-  maxTurns?: string;
-  json?: boolean;
-  url?: string;
-  stream?: boolean;
-}
-
-async function readStdin(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  return text.length > 0 ? text : undefined;
-}
-
 function reportReconnect({ runId, after, attempt, attempts, reason }: Reconnect): void {
   process.stderr.write(
     `svc: ${reason}; reading on from event ${after} of run ${runId} (attempt ${attempt} of ${attempts})\n`,
   );
-}
-
-/** The body of POST /v1/agent/run, checked here as the gateway would check it. */
-async function runBody(
-  options: RunOptions,
-  defaultTenant: string | undefined,
-): Promise<RunAgentDto> {
-  const tenant = options.tenant ?? defaultTenant;
-  if (!tenant) throw new CliFailure('--tenant is required (or set SVC_TENANT)');
-  const prompt = options.prompt ?? (await readStdin());
-  if (prompt === undefined)
-    throw new CliFailure('--prompt is required (or pipe the prompt on stdin)');
-  const dto = plainToInstance(RunAgentDto, {
-    tenant_id: tenant,
-    prompt,
-    agent: options.agent,
-    toolset: options.toolset,
-    session_id: options.session,
-    model: options.model,
-    max_turns: options.maxTurns === undefined ? undefined : Number(options.maxTurns),
-  });
-  const problems = validateSync(dto).flatMap((error) => Object.values(error.constraints ?? {}));
-  if (problems.length > 0) throw new CliFailure(problems.join('; '));
-  return dto;
 }
 
 @Command({
@@ -107,6 +50,12 @@ export class RunCommand extends SvcCommand {
    * backend, provider, audit and studio). Of the local configuration only SVC_TENANT is read.
    * Streamed (`show`), its events are shown as they come, across a broken connection.
    */
+  /** In this process: the app it builds (and all it needs) loads only for such a run. */
+  private async runHere(options: RunOptions, show?: (event: RunEvent) => void): Promise<RunRecord> {
+    const { runHere } = await import('./run-here.js');
+    return runHere(options, show);
+  }
+
   private async runThere(
     options: RunOptions,
     show?: (event: RunEvent) => void,
@@ -116,37 +65,6 @@ export class RunCommand extends SvcCommand {
     if (show) return followRemoteRun(client, body, show, { onReconnect: reportReconnect });
     const answer = await client.call<RunRecord>('run', 'POST', '/v1/agent/run', { body });
     return answer.body;
-  }
-
-  private async runHere(options: RunOptions, show?: (event: RunEvent) => void): Promise<RunRecord> {
-    // Logs go to stderr so that stdout carries only the reply (or the JSON).
-    const loaded = loadConfig({ SVC_LOG_LEVEL: 'warn', ...process.env });
-    // A one-shot process must not adopt other replicas' unfinished runs.
-    const config = { ...loaded, state: { ...loaded.state, takeOverRuns: false } };
-    const dto = await runBody(options, config.tenancy.defaultTenant);
-    const app = await NestFactory.createApplicationContext(
-      await AppModule.forRoot(config, { logDestination: destination(2) }),
-      { logger: false, abortOnError: false },
-    );
-    try {
-      const readiness = await app.get(StateDatabase).readiness();
-      if (!readiness.ready) {
-        throw new CliFailure(
-          `state backend ${readiness.backend} is not ready: ${readiness.reason}`,
-        );
-      }
-      const request = toRunRequest(dto, { maxTurns: config.provider.maxTurns }, 'cli');
-      return show
-        ? await followLocalRun(app, request, show)
-        : await app.get(AgentRunner).run(request);
-    } catch (error) {
-      if (error instanceof HttpException) {
-        throw new CliFailure(`run failed (${error.getStatus()}): ${error.message}`);
-      }
-      throw error;
-    } finally {
-      await app.close();
-    }
   }
 
   @Option({ flags: '--tenant <tenant_id>', description: 'tenant to run for (default SVC_TENANT)' })
