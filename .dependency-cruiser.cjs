@@ -30,6 +30,24 @@ module.exports = {
       to: { path: '^src/cli/' },
     },
     {
+      name: 'cli-loads-command-bodies-lazily',
+      comment:
+        'svc --version, usage and mistakes load no app: a command imports its body (the app, the ' +
+        'state backend) with import() when it runs (serve-gateway, migrate-state, run-here).',
+      severity: 'error',
+      from: {
+        path: '^src/cli/',
+        pathNot: [
+          '^src/cli/(serve-gateway|migrate-state|run-here|local-run-follower)\\.ts$',
+          '\\.spec\\.ts$',
+        ],
+      },
+      to: {
+        path: '^src/(app|platform/state)/',
+        dependencyTypesNot: ['dynamic-import', 'type-only'],
+      },
+    },
+    {
       name: 'no-circular',
       comment: 'Modules that need each other are one module, or a third owns what they share.',
       severity: 'error',

@@ -45,17 +45,17 @@ export class RunCommand extends SvcCommand {
     else process.stdout.write(progress ? progress.finish(record) : humanOutput(record));
   }
 
-  /**
-   * POST /v1/agent/run on a serving gateway with SVC_API_KEY: the run is that gateway's (its
-   * backend, provider, audit and studio). Of the local configuration only SVC_TENANT is read.
-   * Streamed (`show`), its events are shown as they come, across a broken connection.
-   */
   /** In this process: the app it builds (and all it needs) loads only for such a run. */
   private async runHere(options: RunOptions, show?: (event: RunEvent) => void): Promise<RunRecord> {
     const { runHere } = await import('./run-here.js');
     return runHere(options, show);
   }
 
+  /**
+   * POST /v1/agent/run on a serving gateway with SVC_API_KEY: the run is that gateway's (its
+   * backend, provider, audit and studio). Of the local configuration only SVC_TENANT is read.
+   * Streamed (`show`), its events are shown as they come, across a broken connection.
+   */
   private async runThere(
     options: RunOptions,
     show?: (event: RunEvent) => void,
