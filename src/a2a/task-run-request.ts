@@ -46,7 +46,10 @@ export function taskRunRequest(
     agent: caller.agent,
     toolset: caller.toolset,
     input: [{ role: 'user', content: text }],
-    runId: ID.test(message.messageId) ? message.messageId : newRecordId(),
+    // A message id that cannot be a run id: the run gets one of its own (withRunId's mark).
+    ...(ID.test(message.messageId)
+      ? { runId: message.messageId }
+      : { runId: newRecordId(), runIdIsNew: true as const }),
     ...(message.contextId && { sessionId: message.contextId }),
     maxTurns: options.maxTurns,
     multitask: 'enqueue',

@@ -5,8 +5,7 @@ import type { RunEvent } from '../runs/events/run-event.js';
 import { RunEventFeed } from '../runs/events/run-event-feed.js';
 import { RunStreams } from '../runs/events/run-streams.js';
 import type { RunRecord } from '../runs/record/run-record.js';
-import type { RunRequest } from '../runs/run-request.js';
-import { newRecordId } from '../platform/ids/new-record-id.js';
+import { type RunRequest, withRunId } from '../runs/run-request.js';
 
 type Outcome = { record: RunRecord } | { error: unknown };
 
@@ -20,12 +19,12 @@ export async function followLocalRun(
   request: RunRequest,
   show: (event: RunEvent) => void,
 ): Promise<RunRecord> {
-  const runId = request.runId ?? newRecordId();
-  const { tenantId } = request;
+  const identified = withRunId(request);
+  const { tenantId, runId } = identified;
   const done = new AbortController();
   const outcome: Promise<Outcome> = app
     .get(AgentRunner)
-    .run({ ...request, runId, deltas: true })
+    .run({ ...identified, deltas: true })
     .then(
       (record) => ({ record }),
       (error: unknown) => ({ error }),

@@ -8,13 +8,12 @@ import { wireTenant } from '../platform/auth/wire-tenant.js';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ValidBody } from '../platform/http/validated-params.js';
 import { AgentRunner } from '../runs/agent-runner.service.js';
-import type { RunRequest } from '../runs/run-request.js';
+import { type RunRequest, withRunId } from '../runs/run-request.js';
 import { toModel, toCompletion } from './completion-shapes.js';
 import { ChatCompletionDto } from './dto/chat-completion.dto.js';
 import { CompletionStreams } from './completion-streams.js';
 import { asModelError, completedOrProblem, modelNotFound, runHeaders } from './run-outcome.js';
 import { wireRunRequest } from './wire-run-request.js';
-import { newRecordId } from '../platform/ids/new-record-id.js';
 
 /** The plain agent loop, which every tenant has (CONTRACT: `agent` default). */
 const DEFAULT_AGENT = 'default';
@@ -90,7 +89,7 @@ export class ChatCompletionsController {
     });
     if (body.stream) {
       await this.streams.stream(
-        { ...request, runId: request.runId ?? newRecordId() },
+        withRunId(request),
         body.stream_options?.include_usage === true,
         res,
       );

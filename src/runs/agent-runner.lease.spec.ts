@@ -8,6 +8,7 @@ import type { RunLease, RunLeases } from './lifecycle/run-lease.js';
 import type { PlainRunner } from './plain/plain-runner.service.js';
 import type { RunStatus, StoredRun } from './record/run-record.js';
 import type { RunRecordStore } from './record/run-record.store.js';
+import { withRunId } from './run-request.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.service.js';
 
 /**
@@ -85,5 +86,72 @@ describe('AgentRunner and the run lease', () => {
     letGo();
     await answered;
     expect(events).toEqual(['release asked', 'released', 'answered paused']);
+  });
+});
+
+describe('AgentRunner and a run id', () => {
+  /** A runner that records which claim it made and which record reads it did. */
+  function runnerCounting() {
+    const calls: string[] = [];
+    const lease = {
+      signal: new AbortController().signal,
+      cancelled: null,
+      finish: () => Promise.resolve(),
+      handOver: () => Promise.resolve(),
+    } as unknown as RunLease;
+    const records = {
+      get: () => (calls.push('read'), Promise.resolve(null)),
+      getVersioned: () => (calls.push('read'), Promise.resolve(null)),
+    } as unknown as RunRecordStore;
+    const leases = {
+      claim: () => (calls.push('claim, awaited'), Promise.resolve(lease)),
+      claimNew: () => (calls.push('claim with the first record'), lease),
+    } as unknown as RunLeases;
+    const plain = {
+      start: (_request: unknown, runId: string) =>
+        Promise.resolve({
+          run_id: runId,
+          tenant_id: 'acme',
+          agent: 'default',
+          status: 'completed',
+        }),
+    } as unknown as PlainRunner;
+    const runner = new AgentRunner(
+      records,
+      leases,
+      plain,
+      {} as GraphRunner,
+      {} as AgentSpecStore,
+      {} as RunCancels,
+      {} as RunWebhooks,
+      { admit: () => Promise.resolve() } as unknown as TokenBudgets,
+    );
+    const request = {
+      tenantId: 'acme',
+      agent: 'default',
+      toolset: 'default',
+      input: [{ role: 'user' as const, content: 'hello' }],
+      maxTurns: 4,
+      multitask: 'enqueue' as const,
+    };
+    return { runner, request, calls };
+  }
+
+  it("looks for a caller's run id, and claims it before anything is written", async () => {
+    const { runner, request, calls } = runnerCounting();
+    const answer = await runner.run({ ...request, runId: 'order-7' });
+    expect(answer.run_id).toBe('order-7');
+    expect(calls).toEqual(['read', 'claim, awaited', 'read']);
+  });
+
+  it('takes an id made for the request (withRunId) as a new run: no reads, claimed with its record', async () => {
+    const { runner, request, calls } = runnerCounting();
+    const identified = withRunId(request);
+    expect(identified.runIdIsNew).toBe(true);
+    const answer = await runner.run(identified);
+    expect(answer.run_id).toBe(identified.runId);
+    expect(calls).toEqual(['claim with the first record']);
+    // A caller's id stays the caller's.
+    expect(withRunId({ ...request, runId: 'order-7' })).not.toHaveProperty('runIdIsNew');
   });
 });

@@ -81,17 +81,18 @@ export class AgentRunner {
     checkRunInput(request.input);
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
     const runId = request.runId ?? newRecordId();
-    const prior =
-      request.runId === undefined ? null : await this.records.get(request.tenantId, runId);
+    // An id made here, now or for this request (withRunId), is nobody else's: no record or
+    // lease to look for.
+    const isNew = request.runId === undefined || request.runIdIsNew === true;
+    const prior = isNew ? null : await this.records.get(request.tenantId, runId);
     if (prior) refuseOtherAgents(prior, request);
     if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
     // A new run starts only within its tenant's budget; one already recorded goes on.
     if (!prior) await this.budgets.admit(request.tenantId);
     // A run id made here is nobody else's: its lease is claimed with the run's first record.
-    const lease =
-      request.runId === undefined
-        ? this.leases.claimNew(request.tenantId, runId)
-        : await this.leases.claim(request.tenantId, runId);
+    const lease = isNew
+      ? this.leases.claimNew(request.tenantId, runId)
+      : await this.leases.claim(request.tenantId, runId);
     if (!lease) {
       const done = await this.records.get(request.tenantId, runId);
       if (done) refuseOtherAgents(done, request);
@@ -107,10 +108,7 @@ export class AgentRunner {
         await this.webhooks.register(request.tenantId, runId, request.webhook);
       }
       // A caller's run id may have a record: settled meanwhile, or left by an owner that died.
-      const stored =
-        request.runId === undefined
-          ? null
-          : await this.records.getVersioned(request.tenantId, runId);
+      const stored = isNew ? null : await this.records.getVersioned(request.tenantId, runId);
       if (stored) refuseOtherAgents(stored.run, request);
       if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
       if (stored) {

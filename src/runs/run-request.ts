@@ -1,5 +1,6 @@
 import type { ChatMessage } from '../providers/chat.types.js';
 import { ValidationProblem } from '../platform/http/problem.js';
+import { newRecordId } from '../platform/ids/new-record-id.js';
 import type { JsonValue } from '../platform/state/state-store.js';
 import type { RunAgentDto } from './dto/run-agent.dto.js';
 import type { RunOrigin, RunRecord } from './record/run-record.js';
@@ -15,6 +16,11 @@ export interface RunRequest {
   input: ChatMessage[];
   /** Set by the caller for idempotency; generated otherwise. */
   runId?: string;
+  /**
+   * `runId` was made here for this request (a streamed or background run needs its id before
+   * it starts; withRunId): no record or lease can exist yet, so it starts as a run without one.
+   */
+  runIdIsNew?: true;
   /** Set to continue a session; a new session otherwise. */
   sessionId?: string;
   maxTurns: number;
@@ -39,6 +45,12 @@ export interface RunRequest {
 }
 
 /** Applies the defaults; a request with neither prompt nor messages is a 400. */
+/** The request with its run id: the caller's, or one made here now (marked `runIdIsNew`). */
+export function withRunId<T extends RunRequest>(request: T): T & { runId: string } {
+  if (request.runId !== undefined) return { ...request, runId: request.runId };
+  return { ...request, runId: newRecordId(), runIdIsNew: true };
+}
+
 export function toRunRequest(
   dto: RunAgentDto,
   defaults: { maxTurns: number },

@@ -13,10 +13,9 @@ import { RUN_RECORD_SCHEMA } from '../record/run-record.schema.js';
 import { AgentRunner } from '../agent-runner.service.js';
 import { RunAgentDto } from '../dto/run-agent.dto.js';
 import { RunStreams } from '../events/run-streams.js';
-import { toRunRequest } from '../run-request.js';
+import { toRunRequest, withRunId } from '../run-request.js';
 import { RunWebhooks } from '../webhooks/run-webhooks.service.js';
 import { startDetached } from './detached-run.js';
-import { newRecordId } from '../../platform/ids/new-record-id.js';
 
 /** Where a run is read: GET /v1/runs/{id} needs its tenant. */
 export function runLocation(run: Pick<RunRecord, 'run_id' | 'tenant_id'>): string {
@@ -62,10 +61,11 @@ export class AgentController {
     if (body.webhook !== undefined) this.webhooks.check(body.webhook);
     const streamed = body.stream ?? acceptsEventStream(httpRequest);
     if (streamed || body.background) {
-      const runId = request.runId ?? newRecordId();
+      const identified = withRunId(request);
+      const { runId } = identified;
       const started = await startDetached(
         this.runner,
-        { ...request, runId, deltas: true },
+        { ...identified, deltas: true },
         this.logger,
       );
       const location = runLocation(started.record);
