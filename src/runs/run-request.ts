@@ -46,7 +46,9 @@ export interface RunRequest {
 
 /** Applies the defaults; a request with neither prompt nor messages is a 400. */
 /** The request with its run id: the caller's, or one made here now (marked `runIdIsNew`). */
-export function withRunId<T extends RunRequest>(request: T): T & { runId: string } {
+export function withRunId<T extends RunRequest>(
+  request: T,
+): T & { runId: string; runIdIsNew?: true } {
   if (request.runId !== undefined) return { ...request, runId: request.runId };
   return { ...request, runId: newRecordId(), runIdIsNew: true };
 }
