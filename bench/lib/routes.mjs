@@ -29,6 +29,12 @@ export const AGENT_RUN = {
   body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello' }),
 };
 
+/** The same agent run streamed: its events as text/event-stream until it settles. */
+export const STREAMED_RUN = {
+  ...AGENT_RUN,
+  body: JSON.stringify({ tenant_id: TENANT, prompt: 'hello', stream: true }),
+};
+
 /**
  * The same agent run as AGENT_RUN over the OpenAI-compatible wire: the tenant in a header, the
  * prompt as a message, the answer as a `chat.completion`.

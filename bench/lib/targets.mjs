@@ -162,7 +162,8 @@ export async function expectOk(name, { url, method = 'GET', headers, body }) {
   const text = await response.text();
   if (!response.ok)
     throw new Error(`${name}: ${method} ${url} answered ${response.status}: ${text}`);
-  return JSON.parse(text);
+  // A streamed run answers its events (text/event-stream): its text is the answer.
+  return response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text;
 }
 
 /**

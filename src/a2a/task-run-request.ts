@@ -1,11 +1,10 @@
 import type { Message, SendMessageRequest, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { RunRecord } from '../runs/record/run-record.js';
-import type { RunRequest } from '../runs/run-request.js';
+import { type RunRequest, withRunId } from '../runs/run-request.js';
 import type { WebhookTarget } from '../runs/webhooks/run-webhook.store.js';
 import type { A2ACaller } from './a2a-caller.js';
 import { messageText } from './task-shapes.js';
-import { newRecordId } from '../platform/ids/new-record-id.js';
 
 const ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
@@ -41,15 +40,13 @@ export function taskRunRequest(
   if (message.contextId && !ID.test(message.contextId)) {
     throw new RequestMalformedError('contextId may only hold letters, digits and _ . : -');
   }
-  return {
+  // A message id that cannot be a run id: the run gets one of its own, made here.
+  return withRunId({
     tenantId,
     agent: caller.agent,
     toolset: caller.toolset,
     input: [{ role: 'user', content: text }],
-    // A message id that cannot be a run id: the run gets one of its own (withRunId's mark).
-    ...(ID.test(message.messageId)
-      ? { runId: message.messageId }
-      : { runId: newRecordId(), runIdIsNew: true as const }),
+    ...(ID.test(message.messageId) && { runId: message.messageId }),
     ...(message.contextId && { sessionId: message.contextId }),
     maxTurns: options.maxTurns,
     multitask: 'enqueue',
@@ -59,5 +56,5 @@ export function taskRunRequest(
     actor: caller.principal.keyId,
     origin: 'a2a',
     onRecorded: options.onRecorded,
-  };
+  });
 }

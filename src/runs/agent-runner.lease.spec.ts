@@ -11,6 +11,30 @@ import type { RunRecordStore } from './record/run-record.store.js';
 import { withRunId } from './run-request.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.service.js';
 
+/** A plain run's request, without a run id. */
+const REQUEST = {
+  tenantId: 'acme',
+  agent: 'default',
+  toolset: 'default',
+  input: [{ role: 'user' as const, content: 'hello' }],
+  maxTurns: 4,
+  multitask: 'enqueue' as const,
+};
+
+/** An AgentRunner on these records, leases and plain runner (the rest unused by plain runs). */
+function runnerOn(records: RunRecordStore, leases: RunLeases, plain: PlainRunner): AgentRunner {
+  return new AgentRunner(
+    records,
+    leases,
+    plain,
+    {} as GraphRunner,
+    {} as AgentSpecStore,
+    {} as RunCancels,
+    {} as RunWebhooks,
+    { admit: () => Promise.resolve() } as unknown as TokenBudgets,
+  );
+}
+
 /**
  * An AgentRunner whose plain runs end in `status`, with a lease whose release waits until the
  * test lets it go.
@@ -36,26 +60,13 @@ function runnerEndingIn(status: RunStatus) {
     status,
     text: 'hi',
   } as unknown as StoredRun;
-  const runner = new AgentRunner(
+  const runner = runnerOn(
     {} as RunRecordStore,
     { claim: () => Promise.resolve(lease), claimNew: () => lease } as unknown as RunLeases,
     { start: () => Promise.resolve(run) } as unknown as PlainRunner,
-    {} as GraphRunner,
-    {} as AgentSpecStore,
-    {} as RunCancels,
-    {} as RunWebhooks,
-    { admit: () => Promise.resolve() } as unknown as TokenBudgets,
   );
-  const request = {
-    tenantId: 'acme',
-    agent: 'default',
-    toolset: 'default',
-    input: [{ role: 'user' as const, content: 'hello' }],
-    maxTurns: 4,
-    multitask: 'enqueue' as const,
-  };
   return {
-    run: () => runner.run(request).then((answer) => events.push(`answered ${answer.status}`)),
+    run: () => runner.run(REQUEST).then((answer) => events.push(`answered ${answer.status}`)),
     events,
     letGo,
   };
@@ -116,25 +127,7 @@ describe('AgentRunner and a run id', () => {
           status: 'completed',
         }),
     } as unknown as PlainRunner;
-    const runner = new AgentRunner(
-      records,
-      leases,
-      plain,
-      {} as GraphRunner,
-      {} as AgentSpecStore,
-      {} as RunCancels,
-      {} as RunWebhooks,
-      { admit: () => Promise.resolve() } as unknown as TokenBudgets,
-    );
-    const request = {
-      tenantId: 'acme',
-      agent: 'default',
-      toolset: 'default',
-      input: [{ role: 'user' as const, content: 'hello' }],
-      maxTurns: 4,
-      multitask: 'enqueue' as const,
-    };
-    return { runner, request, calls };
+    return { runner: runnerOn(records, leases, plain), request: REQUEST, calls };
   }
 
   it("looks for a caller's run id, and claims it before anything is written", async () => {
