@@ -1,13 +1,19 @@
 /**
  * Before and after, in turns (`BENCH_ONLY=ab`, needs BENCH_BEFORE_ROOT): a gateway built from that
  * checkout and this checkout's gateway, started once per state backend and warmed up, then
- * measured in turns on a tool call, an echo run and a streamed echo run, BENCH_AB_ROUNDS rounds
- * with the order swapped every round, so a machine whose speed drifts moves both alike. Each
- * figure is the median of its rounds. Measuring one build after the other would compare two
+ * measured in turns on a tool call, an echo run, a streamed echo run and an echo run with a new
+ * caller-chosen run_id each time, BENCH_AB_ROUNDS rounds with the order swapped every round, so
+ * a machine whose speed drifts moves both alike. Each figure is the median of its rounds. Measuring one build after the other would compare two
  * moments of the machine as well.
  */
 import { measureHttp, warmUp } from './lib/http-load.mjs';
-import { AGENT_RUN, STREAMED_RUN, TOOL_CALL, requestFor } from './lib/routes.mjs';
+import {
+  AGENT_RUN,
+  STREAMED_RUN,
+  TOOL_CALL,
+  agentRunWithRunIds,
+  requestFor,
+} from './lib/routes.mjs';
 import { median } from './lib/stats.mjs';
 import { loadRatios } from './lib/table.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
@@ -17,6 +23,7 @@ export const AB_ROUTES = {
   'tool call': TOOL_CALL,
   'echo run': AGENT_RUN,
   'streamed run': STREAMED_RUN,
+  'run with run_id': agentRunWithRunIds(),
 };
 
 /** The medians of `rounds` (measureHttp results) and the spread of their CPU per request. */

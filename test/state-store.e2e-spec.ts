@@ -164,11 +164,17 @@ describe.each(BACKENDS)('StateStore shared by two instances (%s)', (backend) => 
     expect(await storeB.claimRunLease('tenant-b', 'shared-run', 30_000)).not.toBeNull();
   });
 
-  it("claims a new run's lease with what is asked for in the same moment, in one transaction", async () => {
+  /** A run's first record (RunRecordStore.create): written only under the run's lease. */
+  const firstRecord = (runId: string) => ({
+    key: { tenantId: 'acme', sessionId: `run:${runId}`, key: 'record' },
+    options: { expectedVersion: 0, whileHolding: `run:${runId}` },
+  });
+
+  it("claims a new run's lease with its first record, in one transaction", async () => {
     const keeperA = a.app.get(LeaseKeeper);
-    const record = { tenantId: 'acme', sessionId: 'run:fresh', key: 'record' };
-    const { lease, claimed } = keeperA.acquireNew('acme', 'run:fresh');
-    const written = storeA.put(record, { status: 'running' }, { expectedVersion: 0 });
+    const { key: record, options } = firstRecord('fresh');
+    const { lease, claimed } = keeperA.acquireNew('acme', 'run:fresh')!;
+    const written = storeA.put(record, { status: 'running' }, options);
     await Promise.all([claimed, written]);
     expect(lease.signal.aborted).toBe(false);
     expect(await b.app.get(LeaseKeeper).acquire('acme', 'run:fresh')).toBeNull();
@@ -184,13 +190,40 @@ describe.each(BACKENDS)('StateStore shared by two instances (%s)', (backend) => 
     await lease.release();
   });
 
-  it('stops the work of a new lease whose key another instance holds after all', async () => {
+  it('stops the work of a new lease whose key another instance holds after all, and keeps its first record out', async () => {
+    // B claimed the run (as a caller's run id is claimed before its record is read) and has
+    // not recorded it yet; A's claim and first record go out together.
     const held = await b.app.get(LeaseKeeper).acquire('acme', 'run:taken');
-    const { lease, claimed } = a.app.get(LeaseKeeper).acquireNew('acme', 'run:taken');
+    const { key: record, options } = firstRecord('taken');
+    const { lease, claimed } = a.app.get(LeaseKeeper).acquireNew('acme', 'run:taken')!;
+    const written = storeA.put(record, { by: 'a' }, options);
+    await expect(written).rejects.toBeInstanceOf(StateConflictError);
     await expect(claimed).rejects.toBeInstanceOf(LeaseLostError);
     expect(lease.signal.reason).toBeInstanceOf(LeaseLostError);
+    expect(await storeB.get(record)).toBeNull();
     await lease.release(); // gives nothing up: the lease stays the other instance's
     expect(await storeA.claimRunLease('acme', 'run:taken', 30_000)).toBeNull();
+    // The holder records the run as it meant to.
+    expect((await storeB.put(record, { by: 'b' }, options)).version).toBe(1);
     await held?.release();
+  });
+
+  it("writes a run's first record only under its lease, and only once", async () => {
+    const { key: record, options } = firstRecord('leased');
+    // Nobody holds the lease: no record.
+    await expect(storeA.put(record, { by: 'a' }, options)).rejects.toBeInstanceOf(
+      StateConflictError,
+    );
+    const lease = await a.app.get(LeaseKeeper).acquire('acme', 'run:leased');
+    await expect(storeB.put(record, { by: 'b' }, options)).rejects.toBeInstanceOf(
+      StateConflictError,
+    );
+    expect((await storeA.put(record, { by: 'a' }, options)).version).toBe(1);
+    // A record that exists is not created again, even by the lease's holder.
+    await expect(storeA.put(record, { by: 'again' }, options)).rejects.toBeInstanceOf(
+      StateConflictError,
+    );
+    expect((await storeB.get(record))?.value).toEqual({ by: 'a' });
+    await lease?.release();
   });
 });

@@ -157,7 +157,9 @@ export function startMockModel() {
  * Sends `request` (from routes.requestFor) once and returns the parsed answer; throws unless it
  * is 2xx, so a refused key or a broken route fails the run instead of being measured.
  */
-export async function expectOk(name, { url, method = 'GET', headers, body }) {
+export async function expectOk(name, request) {
+  // A route that makes each request anew (a new run_id each time) makes this one too.
+  const { url, method = 'GET', headers, body } = request.setupRequest?.(request) ?? request;
   const response = await fetch(url, { method, headers, body });
   const text = await response.text();
   if (!response.ok)

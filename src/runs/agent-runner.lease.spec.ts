@@ -7,7 +7,7 @@ import type { GraphRunner } from './graph/graph-runner.service.js';
 import type { RunLease, RunLeases } from './lifecycle/run-lease.js';
 import type { PlainRunner } from './plain/plain-runner.service.js';
 import type { RunStatus, StoredRun } from './record/run-record.js';
-import type { RunRecordStore } from './record/run-record.store.js';
+import { RunIdTaken, type RunRecordStore } from './record/run-record.store.js';
 import { withRunId } from './run-request.js';
 import type { RunWebhooks } from './webhooks/run-webhooks.service.js';
 
@@ -22,7 +22,12 @@ const REQUEST = {
 };
 
 /** An AgentRunner on these records, leases and plain runner (the rest unused by plain runs). */
-function runnerOn(records: RunRecordStore, leases: RunLeases, plain: PlainRunner): AgentRunner {
+function runnerOn(
+  records: RunRecordStore,
+  leases: RunLeases,
+  plain: PlainRunner,
+  webhooks = {} as RunWebhooks,
+): AgentRunner {
   return new AgentRunner(
     records,
     leases,
@@ -30,7 +35,7 @@ function runnerOn(records: RunRecordStore, leases: RunLeases, plain: PlainRunner
     {} as GraphRunner,
     {} as AgentSpecStore,
     {} as RunCancels,
-    {} as RunWebhooks,
+    webhooks,
     { admit: () => Promise.resolve() } as unknown as TokenBudgets,
   );
 }
@@ -101,40 +106,73 @@ describe('AgentRunner and the run lease', () => {
 });
 
 describe('AgentRunner and a run id', () => {
-  /** A runner that records which claim it made and which record reads it did. */
-  function runnerCounting() {
+  /**
+   * A runner that records which claims it made and which record reads it did. `taken`: another
+   * request claimed the id first (the first record is refused, the awaited claim finds the
+   * lease held, and the record read then is the other request's, `running`).
+   */
+  function runnerCounting({ taken = false } = {}) {
     const calls: string[] = [];
     const lease = {
       signal: new AbortController().signal,
       cancelled: null,
+      claimed: Promise.resolve(),
       finish: () => Promise.resolve(),
       handOver: () => Promise.resolve(),
     } as unknown as RunLease;
-    const records = {
-      get: () => (calls.push('read'), Promise.resolve(null)),
-      getVersioned: () => (calls.push('read'), Promise.resolve(null)),
-    } as unknown as RunRecordStore;
+    const other = { run_id: 'order-7', tenant_id: 'acme', agent: 'default', status: 'running' };
+    let reads = 0;
+    const read = () => {
+      calls.push('read');
+      return Promise.resolve(taken && ++reads > 1 ? other : null);
+    };
+    const records = { get: read, getVersioned: read } as unknown as RunRecordStore;
     const leases = {
-      claim: () => (calls.push('claim, awaited'), Promise.resolve(lease)),
+      claim: () => (calls.push('claim, awaited'), Promise.resolve(taken ? null : lease)),
       claimNew: () => (calls.push('claim with the first record'), lease),
     } as unknown as RunLeases;
     const plain = {
-      start: (_request: unknown, runId: string) =>
-        Promise.resolve({
+      start: (_request: unknown, runId: string) => {
+        if (taken) return Promise.reject(new RunIdTaken(runId));
+        calls.push('started');
+        return Promise.resolve({
           run_id: runId,
           tenant_id: 'acme',
           agent: 'default',
           status: 'completed',
-        }),
+        });
+      },
     } as unknown as PlainRunner;
-    return { runner: runnerOn(records, leases, plain), request: REQUEST, calls };
+    const webhooks = {
+      register: () => (calls.push('webhook'), Promise.resolve()),
+    } as unknown as RunWebhooks;
+    return { runner: runnerOn(records, leases, plain, webhooks), request: REQUEST, calls };
   }
 
-  it("looks for a caller's run id, and claims it before anything is written", async () => {
+  it("looks for a caller's run id, then claims it with the run's first record", async () => {
     const { runner, request, calls } = runnerCounting();
     const answer = await runner.run({ ...request, runId: 'order-7' });
     expect(answer.run_id).toBe('order-7');
-    expect(calls).toEqual(['read', 'claim, awaited', 'read']);
+    expect(calls).toEqual(['read', 'claim with the first record', 'started']);
+  });
+
+  it("asks again the usual way for a caller's run id another request claimed first", async () => {
+    const { runner, request, calls } = runnerCounting({ taken: true });
+    await expect(runner.run({ ...request, runId: 'order-7' })).rejects.toMatchObject({
+      status: 409,
+    });
+    expect(calls).toEqual(['read', 'claim with the first record', 'claim, awaited', 'read']);
+  });
+
+  it("claims a caller's run id given with a webhook before anything is written", async () => {
+    const { runner, request, calls } = runnerCounting();
+    const answer = await runner.run({
+      ...request,
+      runId: 'order-7',
+      webhook: 'http://hooks.example/run',
+    });
+    expect(answer.run_id).toBe('order-7');
+    expect(calls).toEqual(['read', 'claim, awaited', 'webhook', 'read', 'started']);
   });
 
   it('takes an id made for the request (withRunId) as a new run: no reads, claimed with its record', async () => {
@@ -143,7 +181,7 @@ describe('AgentRunner and a run id', () => {
     expect(identified.runIdIsNew).toBe(true);
     const answer = await runner.run(identified);
     expect(answer.run_id).toBe(identified.runId);
-    expect(calls).toEqual(['claim with the first record']);
+    expect(calls).toEqual(['claim with the first record', 'started']);
     // A caller's id stays the caller's.
     expect(withRunId({ ...request, runId: 'order-7' })).not.toHaveProperty('runIdIsNew');
   });

@@ -16,10 +16,11 @@ import {
   TERMINAL_STATUSES,
 } from './record/run-record.js';
 import { runView } from './record/run-record.mapper.js';
-import { RunRecordStore, type VersionedRun } from './record/run-record.store.js';
+import { RunIdTaken, RunRecordStore, type VersionedRun } from './record/run-record.store.js';
 import type { RunRequest } from './run-request.js';
 import { checkRunInput } from './run-input.limits.js';
 import { newRecordId } from '../platform/ids/new-record-id.js';
+import { LeaseLostError } from '../platform/state/state-store.js';
 
 /** The plain agent loop; any other name is a graph registered with PUT /v1/agents/{name}. */
 const DEFAULT_AGENT = 'default';
@@ -34,6 +35,22 @@ function refuseOtherAgents(run: RunRecord, request: RunRequest): void {
     409,
     `run id ${JSON.stringify(run.run_id)} is already a run of agent ${JSON.stringify(run.agent)}, not of ${JSON.stringify(request.agent)}; choose another id`,
     'run-id-conflict',
+  );
+}
+
+/** startUnrecorded's answer when another request claimed or recorded the run's id first. */
+const TAKEN = Symbol('taken');
+
+/**
+ * Whether a run that was not recorded stopped because its id was another request's first: its
+ * first record found the id taken, or its lease's claim lost (then the record, written only
+ * under the claim, was not written either).
+ */
+function takenFirst(lease: RunLease, error: unknown): Promise<boolean> {
+  if (error instanceof RunIdTaken) return Promise.resolve(true);
+  return lease.claimed.then(
+    () => false,
+    (reason: unknown) => reason instanceof LeaseLostError,
   );
 }
 
@@ -81,34 +98,75 @@ export class AgentRunner {
     checkRunInput(request.input);
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
     const runId = request.runId ?? newRecordId();
-    // An id made here, now or for this request (withRunId), is nobody else's: no record or
-    // lease to look for.
+    // An id made here, now or for this request (withRunId), is nobody else's: no record to
+    // look for.
     const isNew = request.runId === undefined || request.runIdIsNew === true;
     const prior = isNew ? null : await this.records.get(request.tenantId, runId);
     if (prior) refuseOtherAgents(prior, request);
     if (prior && SETTLED_STATUSES.has(prior.status)) return this.answer(prior);
     // A new run starts only within its tenant's budget; one already recorded goes on.
     if (!prior) await this.budgets.admit(request.tenantId);
-    // A run id made here is nobody else's: its lease is claimed with the run's first record.
-    const lease = isNew
-      ? this.leases.claimNew(request.tenantId, runId)
-      : await this.leases.claim(request.tenantId, runId);
+    // A caller's id with a webhook is claimed first: the webhook is registered before the run
+    // starts, and must not go to a run another request claimed.
+    if (!prior && (isNew || request.webhook === undefined)) {
+      const started = await this.startUnrecorded(request, runId, graph);
+      if (started !== TAKEN) return this.answer(started);
+    }
+    return this.answer(await this.claimAndRun(request, runId, graph));
+  }
+
+  /**
+   * A run with no record: its lease's claim goes with its first record, which is written only
+   * under the claim (RunRecordStore.create), so a new run waits for no claim of its own. TAKEN
+   * when another request claimed or recorded the id first; nothing of the run was done here.
+   */
+  private async startUnrecorded(
+    request: RunRequest,
+    runId: string,
+    graph: StoredAgentSpec | null,
+  ): Promise<StoredRun | null | typeof TAKEN> {
+    const lease = this.leases.claimNew(request.tenantId, runId);
+    if (!lease) return TAKEN;
+    try {
+      return await this.underLease(lease, runId, async () => {
+        if (request.webhook !== undefined) {
+          await this.webhooks.register(request.tenantId, runId, request.webhook);
+        }
+        return this.begin(request, runId, graph, lease);
+      });
+    } catch (error) {
+      if (await takenFirst(lease, error)) return TAKEN;
+      throw error;
+    }
+  }
+
+  /**
+   * A run that may be recorded (a caller's id): its lease is claimed first, then its record
+   * read, so a settled run is answered, one whose owner died continued, and one another process
+   * executes refused (409).
+   */
+  private async claimAndRun(
+    request: RunRequest,
+    runId: string,
+    graph: StoredAgentSpec | null,
+  ): Promise<StoredRun | null> {
+    const lease = await this.leases.claim(request.tenantId, runId);
     if (!lease) {
       const done = await this.records.get(request.tenantId, runId);
       if (done) refuseOtherAgents(done, request);
-      if (done && SETTLED_STATUSES.has(done.status)) return this.answer(done);
+      if (done && SETTLED_STATUSES.has(done.status)) return done;
       throw new ProblemException(
         409,
         `run ${JSON.stringify(runId)} is running elsewhere`,
         'run-in-progress',
       );
     }
-    const run = await this.underLease(lease, runId, async () => {
+    return this.underLease(lease, runId, async () => {
       if (request.webhook !== undefined) {
         await this.webhooks.register(request.tenantId, runId, request.webhook);
       }
       // A caller's run id may have a record: settled meanwhile, or left by an owner that died.
-      const stored = isNew ? null : await this.records.getVersioned(request.tenantId, runId);
+      const stored = await this.records.getVersioned(request.tenantId, runId);
       if (stored) refuseOtherAgents(stored.run, request);
       if (stored && SETTLED_STATUSES.has(stored.run.status)) return stored.run;
       if (stored) {
@@ -117,27 +175,35 @@ export class AgentRunner {
         request.onRecorded?.(runView(stored.run));
         return this.continueRun(stored, lease);
       }
-      return graph
-        ? this.graphs.start(
-            {
-              tenantId: request.tenantId,
-              runId,
-              input: request.input,
-              model: request.model,
-              maxTurns: request.maxTurns,
-              metadata: request.metadata,
-              actor: request.actor,
-              deltas: request.deltas,
-              onRecorded: request.onRecorded,
-              origin: request.origin,
-              webhook: request.webhook !== undefined,
-            },
-            graph,
-            lease,
-          )
-        : this.plain.start(request, runId, lease);
+      return this.begin(request, runId, graph, lease);
     });
-    return this.answer(run);
+  }
+
+  /** Records a new run and executes it, a graph's or the plain loop's. */
+  private begin(
+    request: RunRequest,
+    runId: string,
+    graph: StoredAgentSpec | null,
+    lease: RunLease,
+  ): Promise<StoredRun> {
+    if (!graph) return this.plain.start(request, runId, lease);
+    return this.graphs.start(
+      {
+        tenantId: request.tenantId,
+        runId,
+        input: request.input,
+        model: request.model,
+        maxTurns: request.maxTurns,
+        metadata: request.metadata,
+        actor: request.actor,
+        deltas: request.deltas,
+        onRecorded: request.onRecorded,
+        origin: request.origin,
+        webhook: request.webhook !== undefined,
+      },
+      graph,
+      lease,
+    );
   }
 
   /**

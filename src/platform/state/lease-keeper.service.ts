@@ -227,16 +227,18 @@ export class LeaseKeeper {
   }
 
   /**
-   * The lease of a key nobody can hold yet (a new run's id, made here), held at once: its claim
-   * is sent now and not awaited, so what is asked for in the same moment (the run's first
-   * record) goes in the claim's statement group, one transaction on either database, and waits
-   * no round trip of its own. `claimed` resolves once the database has the lease. A claim that
+   * The lease of a key that is likely free (a new run's id, made here or by a caller who has
+   * not used it yet), held at once: its claim is sent now and not awaited, so what is asked for
+   * in the same moment (the run's first record, written only under the lease) goes in the
+   * claim's statement group, one transaction on either database, and waits no round trip of its
+   * own. `claimed` resolves once the database has the lease. A claim that
    * fails, or finds the key held after all, aborts the lease's signal with the reason (the work
-   * stops before anything it cannot take back) and rejects `claimed`.
+   * stops before anything it cannot take back) and rejects `claimed`. Null while this process
+   * holds it already (a key a caller chose, asked for twice at once).
    */
-  acquireNew(tenantId: string, key: string): { lease: HeldLease; claimed: Promise<void> } {
+  acquireNew(tenantId: string, key: string): { lease: HeldLease; claimed: Promise<void> } | null {
     const id = JSON.stringify([tenantId, key]);
-    if (this.heldHere.has(id)) throw new Error(`lease ${key} of ${tenantId} is held here already`);
+    if (this.heldHere.has(id)) return null;
     this.heldHere.add(id);
     const lease = this.held(tenantId, key, id, Date.now());
     const claimed = this.store.claimRunLease(tenantId, key, this.ttlMs).then((row) => {

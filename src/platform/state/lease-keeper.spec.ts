@@ -197,11 +197,13 @@ describe('HeldLease', () => {
   });
 
   it("holds a new key's lease at once, with its claim sent before it is answered", async () => {
-    const { lease, claimed } = keeper.acquireNew('t', 'run:new');
+    const { lease, claimed } = keeper.acquireNew('t', 'run:new')!;
     expect(store.claimed).toEqual(['run:new']); // sent, not awaited
     expect(lease.signal.aborted).toBe(false);
     await expect(claimed).resolves.toBeUndefined();
     expect(await keeper.acquire('t', 'run:new')).toBeNull(); // held here
+    expect(keeper.acquireNew('t', 'run:new')).toBeNull(); // a caller's key asked for twice
+    expect(store.claimed).toEqual(['run:new']);
     await advance(3 * TTL_MS);
     expect(lease.signal.aborted).toBe(false);
     await lease.release();
@@ -215,7 +217,7 @@ describe('HeldLease', () => {
     'stops the work when the claim of a new key %s, and gives nothing up',
     async (_, claims, why) => {
       store.claims = claims;
-      const { lease, claimed } = keeper.acquireNew('t', 'run:new');
+      const { lease, claimed } = keeper.acquireNew('t', 'run:new')!;
       await expect(claimed).rejects.toBeInstanceOf(why);
       expect(lease.signal.reason).toBeInstanceOf(why);
       await lease.release();

@@ -45,6 +45,13 @@ export interface PutOptions {
    * Omitted: an unconditional upsert.
    */
   expectedVersion?: number;
+  /**
+   * With `expectedVersion` 0: the entry is created only while this process holds the lease of
+   * that key (`run:<id>`) in the entry's tenant, a StateConflictError otherwise. A run's first
+   * record: its lease's claim, asked for before it, goes in the same group (one transaction), and
+   * a claim another owner won keeps the record out.
+   */
+  whileHolding?: string;
 }
 
 export interface RunLease {

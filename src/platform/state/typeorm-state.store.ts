@@ -34,6 +34,18 @@ interface LeaseRow {
 /** What a write of an entry answers. */
 const RETURNING = 'RETURNING version, updated_at';
 
+/** The entry a write's RETURNING row gives; no row: the write's condition did not hold. */
+function written<T extends JsonValue>(
+  key: StateKey,
+  value: T,
+  result: QueryResult,
+  expectedVersion: number,
+): StateEntry<T> {
+  const row = result.records[0] as EntryRow | undefined;
+  if (!row) throw new StateConflictError(key, expectedVersion);
+  return { ...key, value, version: Number(row.version), updatedAt: Number(row.updated_at) };
+}
+
 function statements(d: SqlDialect) {
   const upsertHead = sql(
     d,
@@ -52,6 +64,15 @@ function statements(d: SqlDialect) {
       ${RETURNING}`,
     insertOnly: `${upsertHead}
       ON CONFLICT (tenant_id, session_id, "key") DO NOTHING
+      ${RETURNING}`,
+    // With put's `whileHolding`: inserted only if this owner holds that lease (its WHERE also
+    // settles SQLite's parsing of an upsert after a SELECT).
+    insertOnlyWhileHolding: `${sql(d)`INSERT INTO state_entries
+        (tenant_id, session_id, "key", value, version, updated_at)
+      SELECT ${'?'}, ${'?'}, ${'?'}, ${'?'}, 1, ${'now'}
+      WHERE EXISTS (SELECT 1 FROM run_leases
+        WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND owner = ${'?'})
+      ON CONFLICT (tenant_id, session_id, "key") DO NOTHING`}
       ${RETURNING}`,
     // The hot read: a raw statement skips the repository's query building on every call.
     get: sql(d)`SELECT value, version, updated_at FROM state_entries
@@ -167,7 +188,21 @@ export class TypeormStateStore extends StateStore {
     options: PutOptions = {},
   ): Promise<StateEntry<T>> {
     assertStateKey(key);
-    return this.write(key, value, JSON.stringify(value), options.expectedVersion);
+    const json = JSON.stringify(value);
+    if (options.whileHolding === undefined) {
+      return this.write(key, value, json, options.expectedVersion);
+    }
+    if (options.expectedVersion !== 0) throw new RangeError('whileHolding creates an entry');
+    const result = await this.run('put', this.sql.insertOnlyWhileHolding, [
+      key.tenantId,
+      key.sessionId,
+      key.key,
+      json,
+      key.tenantId,
+      options.whileHolding,
+      this.owner,
+    ]);
+    return written(key, value, result, 0);
   }
 
   putAt<T extends JsonValue>(
@@ -199,9 +234,7 @@ export class TypeormStateStore extends StateStore {
         : expectedVersion === 0
           ? await this.run('put', this.sql.insertOnly, [key.tenantId, key.sessionId, key.key, json])
           : await this.updateAtVersion(key, json, expectedVersion, onlyIf);
-    const row = result.records[0] as EntryRow | undefined;
-    if (!row) throw new StateConflictError(key, expectedVersion ?? 0);
-    return { ...key, value, version: Number(row.version), updatedAt: Number(row.updated_at) };
+    return written(key, value, result, expectedVersion ?? 0);
   }
 
   private updateAtVersion(

@@ -83,7 +83,7 @@ export class GraphRunner {
         spanId: trace.spanId,
       });
       if (input.deltas) record.deltas = true;
-      const version = await this.records.put(record, 0);
+      const version = await this.records.create(record);
       await lease.claimed; // a new run's lease is claimed with its first record
       this.spending.started(record, input.model);
       this.lifecycle.started(record, { topology: agent.spec.topology });

@@ -164,14 +164,15 @@ export class RunLeases implements BeforeApplicationShutdown, OnApplicationShutdo
   }
 
   /**
-   * The lease of a new run whose id was made here, so nobody else can hold it: held at once,
-   * its claim sent with the run's first record (LeaseKeeper.acquireNew); `claimed` on the lease
-   * tells when the database has it.
+   * The lease of a run not recorded yet, held at once: its claim is sent with the run's first
+   * record (LeaseKeeper.acquireNew), which is written only if the claim holds
+   * (RunRecordStore.create). `claimed` on the lease tells when the database has it, and rejects
+   * with LeaseLostError when another process holds it. Null while a request here holds it.
    */
-  claimNew(tenantId: string, runId: string): RunLease {
+  claimNew(tenantId: string, runId: string): RunLease | null {
     if (this.stopping) throw new ShuttingDown();
-    const { lease, claimed } = this.leases.acquireNew(tenantId, runScope(runId));
-    return this.track(lease, tenantId, runId, claimed);
+    const held = this.leases.acquireNew(tenantId, runScope(runId));
+    return held && this.track(held.lease, tenantId, runId, held.claimed);
   }
 
   private track(

@@ -147,7 +147,7 @@ export class PlainRunner {
         // counts it in its tenant's usage.
         const record = async (run: PlainRun) => {
           const first = version === 0;
-          version = await this.records.put(run, version);
+          version = first ? await this.records.create(run) : await this.records.put(run, version);
           if (!first) return;
           await lease.claimed;
           this.spending.started(run, request.model);

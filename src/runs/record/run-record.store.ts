@@ -14,6 +14,18 @@ const RECORD = 'record';
 /** A cancellation asked for: kept beside the record, read by whoever executes the run next. */
 const CANCEL = 'cancel';
 
+/**
+ * A run's first record was not written: the run has a record already, or another process's
+ * claim of its lease won. Nothing of the run was done here; it is asked for again the way a
+ * recorded run is (AgentRunner).
+ */
+export class RunIdTaken extends Error {
+  override readonly name = 'RunIdTaken';
+  constructor(runId: string) {
+    super(`run ${JSON.stringify(runId)} was recorded or claimed by another request first`);
+  }
+}
+
 /** Who asked for a run's cancellation, and when. */
 export interface CancelRequest {
   by: string | null;
@@ -64,6 +76,25 @@ export class RunRecordStore {
   async cancelRequest(tenantId: string, runId: string): Promise<CancelRequest | null> {
     const entry = await this.store.get({ tenantId, sessionId: runScope(runId), key: CANCEL });
     return entry ? (entry.value as unknown as CancelRequest) : null;
+  }
+
+  /**
+   * Writes a run's first record (version 1), only while this process holds the run's lease: its
+   * claim, when asked for just before (RunLeases.claimNew), goes in the same transaction.
+   * RunIdTaken when the run has a record already or another owner holds the lease. The
+   * statement is sent before this returns.
+   */
+  async create(run: StoredRun): Promise<number> {
+    const key = recordKey(run.tenant_id, run.run_id);
+    try {
+      const entry = await this.store.put(key, run as unknown as JsonValue, {
+        expectedVersion: 0,
+        whileHolding: key.sessionId,
+      });
+      return entry.version;
+    } catch (error) {
+      throw error instanceof StateConflictError ? new RunIdTaken(run.run_id) : error;
+    }
   }
 
   /**
