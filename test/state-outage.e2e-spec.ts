@@ -205,6 +205,12 @@ async function readiness(status: number): Promise<request.Response> {
   return last!;
 }
 
+/** The name and message of a log line's error, if it has one. */
+const errorName = (record: Record<string, unknown>) => {
+  const err = record.err as { type?: string; message?: string } | undefined;
+  return err ? `${err.type}: ${err.message}` : null;
+};
+
 /** Log lines whose message starts with `what` and says `outcome`. */
 const logged = (what: string, outcome: string) =>
   logs
@@ -324,9 +330,12 @@ describe('a PostgreSQL outage under load (TCP proxy cut)', () => {
       'the background loops say they work again',
     );
     for (const what of ['state backend', 'outbox poll', 'renewing leases']) {
-      const failures = logged(what, 'failed; retrying').length;
+      const failures = logged(what, 'failed; retrying');
       // At the cut, an answer already on its way may still land after the first failure.
-      expect({ what, once: failures >= 1 && failures <= 2 }).toEqual({ what, once: true });
+      const once = failures.length >= 1 && failures.length <= 2;
+      // A failure shows the lines of the whole outage, with their times and errors.
+      const lines = once ? [] : logged(what, '').map((r) => [r.time, r.msg, errorName(r)]);
+      expect({ what, once, lines }).toEqual({ what, once: true, lines: [] });
     }
     expect(logged('run recovery sweep', 'failed').length).toBeLessThanOrEqual(2);
     // No request failed unexpectedly (a 500 is logged this way).
