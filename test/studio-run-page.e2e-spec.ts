@@ -21,6 +21,8 @@ const READER = 'studio-run-reader';
 const TENANT = 'acme';
 const as = (key: string) => ({ Authorization: `Bearer ${key}` });
 const WAIT = { timeout: 8000 };
+/** How long the dashboard waits between refreshes (studio-ui/dashboard.js). */
+const DASHBOARD_REFRESH_MS = 2000;
 
 describeInChromium('studio-run-page.e2e-spec').each(BACKENDS)(
   'the studio run page, graphs and playground in Chromium (%s)',
@@ -361,10 +363,25 @@ describeInChromium('studio-run-page.e2e-spec').each(BACKENDS)(
       });
       return answers;
     };
+    /**
+     * `count` refreshes of the dashboard, each brought on by moving the page's clock (installed
+     * by `pageWithClock`) past the 2 s the page waits between them, rather than waiting them out.
+     */
     const refreshes = async (page: Page, count: number) => {
       for (let i = 0; i < count; i++) {
-        await page.waitForResponse((response) => response.url().includes('/v1/studio?'), WAIT);
+        const refreshed = page.waitForResponse(
+          (response) => response.url().includes('/v1/studio?'),
+          WAIT,
+        );
+        await page.clock.fastForward(DASHBOARD_REFRESH_MS);
+        await refreshed;
       }
+    };
+    /** A page whose timers the test may move on (Playwright's clock; time still flows). */
+    const pageWithClock = async () => {
+      const page = await newPage(browser, problems);
+      await page.clock.install();
+      return page;
     };
 
     it('shows a viewer what it may read, says what it may not, and never collects a 403', async () => {
@@ -378,7 +395,7 @@ describeInChromium('studio-run-page.e2e-spec').each(BACKENDS)(
         .set(as(ROOT))
         .send({ tenant_id: TENANT, title: 'Read by the viewer' })
         .expect(201);
-      const page = await newPage(browser, problems);
+      const page = await pageWithClock();
       const answers = recordAnswers(page);
       await page.goto(`${gateway.url}/studio`);
       await page.fill('#key', VIEWER);
@@ -430,7 +447,7 @@ describeInChromium('studio-run-page.e2e-spec').each(BACKENDS)(
     });
 
     it('tells a key without board:read so, and never asks for the board', async () => {
-      const page = await newPage(browser, problems);
+      const page = await pageWithClock();
       const answers = recordAnswers(page);
       await page.goto(`${gateway.url}/studio`);
       await page.fill('#key', READER);

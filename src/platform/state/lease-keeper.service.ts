@@ -231,10 +231,10 @@ export class LeaseKeeper {
    * not used it yet), held at once: its claim is sent now and not awaited, so what is asked for
    * in the same moment (the run's first record, written only under the lease) goes in the
    * claim's statement group, one transaction on either database, and waits no round trip of its
-   * own. `claimed` resolves once the database has the lease. A claim that
-   * fails, or finds the key held after all, aborts the lease's signal with the reason (the work
-   * stops before anything it cannot take back) and rejects `claimed`. Null while this process
-   * holds it already (a key a caller chose, asked for twice at once).
+   * own. `claimed` resolves once the database has the lease. A claim that fails, or finds the
+   * key held after all, aborts the lease's signal with the reason (the work stops before
+   * anything it cannot take back) and rejects `claimed`. Null while this process holds it
+   * already (a key a caller chose, asked for twice at once).
    */
   acquireNew(tenantId: string, key: string): { lease: HeldLease; claimed: Promise<void> } | null {
     const id = JSON.stringify([tenantId, key]);
