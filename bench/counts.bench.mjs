@@ -3,13 +3,21 @@
  * immediates, next-tick callbacks) a gateway creates, and the statements it runs, the
  * transactions it commits and, on PostgreSQL, the round trips it makes (pool checkouts, one per
  * statement group), for `GET /info`, a tool call, and an echo run (with and without a run_id of
- * the caller's) on each backend, each request sent on its own, one at a time, after a warm-up.
- * The gateway runs with bench/lib/async-counts.mjs preloaded; it counts between two SIGUSR2
- * signals. On a shared machine whose CPU times drift, a count shows what a change saved exactly.
+ * the caller's, and as an A2A message) on each backend, each request sent on its own, one at a
+ * time, after a warm-up. The gateway runs with bench/lib/async-counts.mjs preloaded; it counts
+ * between two SIGUSR2 signals. On a shared machine whose CPU times drift, a count shows what a
+ * change saved exactly.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AGENT_RUN, INFO, TOOL_CALL, agentRunWithRunIds, requestFor } from './lib/routes.mjs';
+import {
+  AGENT_RUN,
+  INFO,
+  TOOL_CALL,
+  a2aSendMessage,
+  agentRunWithRunIds,
+  requestFor,
+} from './lib/routes.mjs';
 import { expectOk, startGatewayOn } from './lib/targets.mjs';
 
 const PRELOAD = new URL('./lib/async-counts.mjs', import.meta.url).href;
@@ -21,6 +29,8 @@ const ROUTES = {
   'echo run (postgres)': [AGENT_RUN, 'postgres'],
   'run with run_id (sqlite)': [agentRunWithRunIds(), 'sqlite'],
   'run with run_id (postgres)': [agentRunWithRunIds(), 'postgres'],
+  'A2A SendMessage (sqlite)': [a2aSendMessage(), 'sqlite'],
+  'A2A SendMessage (postgres)': [a2aSendMessage(), 'postgres'],
 };
 /**
  * What async-counts.mjs counts, in the order reported, and the column each goes in (a backend's

@@ -183,6 +183,38 @@ describe.each(BACKENDS)('A2A tasks over time (%s)', (backend) => {
     expect((await refunds.listTasks({ ...unspecified, contextId: context })).tasks).toEqual([]);
   });
 
+  it('lists a task waiting for its context while another one holds it, then both ended', async () => {
+    const withOps = keyedFetch(ROOT, { 'X-Tenant-Id': TENANT, 'X-Toolset': 'ops' });
+    const client = await a2aClient(gateway.url, 'default', withOps);
+    const context = `waiting-${backend}`;
+    const send = (text: string) =>
+      sent(
+        client.sendMessage(
+          sendParams(userMessage(text, { contextId: context }), { returnImmediately: true }),
+        ),
+      );
+    const first = await send('/tool slow {}');
+    await gate.arrived();
+    const second = await send('after the first');
+    expect(second.status!.state).toBe(TaskState.TASK_STATE_SUBMITTED);
+    const listed = async () =>
+      (await client.listTasks({ ...unspecified, contextId: context })).tasks
+        .map((task) => `${task.id} ${TaskState[task.status!.state]}`)
+        .sort();
+    // A task's row is written as it is recorded, not before its answer: listed a moment later.
+    const listedAs = (states: string[], what: string) =>
+      waitUntil(async () => JSON.stringify(await listed()) === JSON.stringify(states.sort()), what);
+    await listedAs(
+      [`${first.id} TASK_STATE_WORKING`, `${second.id} TASK_STATE_SUBMITTED`],
+      'the waiting task is listed as submitted',
+    );
+    gate.release();
+    await listedAs(
+      [`${first.id} TASK_STATE_COMPLETED`, `${second.id} TASK_STATE_COMPLETED`],
+      'both tasks are listed completed',
+    );
+  });
+
   it('forgets listed tasks with the run log’s retention; the tasks themselves stay readable', async () => {
     const client = await a2aClient(gateway.url, 'default', asRoot);
     const context = `retention-${backend}`;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { A2ATaskIndex } from '../src/a2a/task-index.js';
 import { AuditEventStore } from '../src/platform/audit/audit-event.store.js';
 import {
   StateConflictError,
@@ -6,6 +7,8 @@ import {
   type EntryWrite,
   type JsonValue,
 } from '../src/platform/state/state-store.js';
+import type { RunStatus } from '../src/runs/record/run-record.js';
+import { RunWebhookStore } from '../src/runs/webhooks/run-webhook.store.js';
 import { StudioTables } from '../src/studio/studio-tables.js';
 import type { LoopUpdate, SessionUpdate } from '../src/studio/studio.store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
@@ -142,6 +145,47 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
     expect(statusOf('s1')).toBe('completed');
     expect(statusOf('s2')).toBe('running');
     expect(sessions.map((found) => found.id)).toEqual(['sess-s1']);
+  });
+
+  it("moves an A2A task's row and marks a run's webhook due with a write that holds, and neither with one that does not", async () => {
+    const [holds, lost] = [await writeThat('holds'), await writeThat('moved on')];
+    const index = gateway.app.get(A2ATaskIndex);
+    const task = (runId: string, status: RunStatus, endedAt: string | null) => ({
+      tenant_id: 'acme',
+      run_id: runId,
+      agent: 'default',
+      session_id: `sess-${runId}`,
+      status,
+      started_at: '2026-11-29T10:00:00.000Z',
+      ended_at: endedAt,
+    });
+    const ended = '2026-11-29T10:00:01.000Z';
+    for (const [runId, write] of [
+      ['t1', holds],
+      ['t2', lost],
+    ] as const) {
+      await index.upsert(task(runId, 'running', null));
+      await index.upsert(task(runId, 'completed', ended), write);
+    }
+    // A settled task's row whose running row was not written yet is written by itself.
+    await index.upsert(task('t3', 'completed', ended), holds);
+    await index.upsert(task('t3', 'running', null)); // older: changes nothing
+    const rows = await index.page({ tenantId: 'acme', agent: 'default' }, null, 10);
+    const statusOf = (runId: string) => rows.find((row) => row.taskId === runId)?.status;
+    expect([statusOf('t1'), statusOf('t2'), statusOf('t3')]).toEqual([
+      'completed',
+      'running',
+      'completed',
+    ]);
+
+    const webhooks = gateway.app.get(RunWebhookStore);
+    const target = { url: 'http://127.0.0.1:9/hook', format: 'run' as const, token: null };
+    for (const runId of ['w1', 'w2']) await webhooks.register('acme', runId, target, 60_000);
+    expect(await webhooks.markDue('acme', 'w1', holds)).toBe(true);
+    expect(await webhooks.markDue('acme', 'w2', lost)).toBe(false);
+    expect(await webhooks.markDue('acme', 'none', holds)).toBe(false);
+    expect((await webhooks.get('acme', 'w1'))?.status).toBe('pending');
+    expect((await webhooks.get('acme', 'w2'))?.status).toBe('waiting');
   });
 
   it('tells a write from another text at its version, in text beyond ASCII too', async () => {

@@ -31,7 +31,6 @@ import { checkHistoryLength } from './a2a-params.js';
 import { agentCard } from './agent-cards.js';
 import { A2APushNotifications } from './push-notifications.js';
 import { A2ATaskDecisions } from './task-decisions.js';
-import { A2ATaskIndex } from './task-index.js';
 import { A2ATaskListing } from './task-listing.js';
 import { A2ATaskRecords, DEFAULT_AGENT } from './task-records.js';
 import { toTask } from './task-shapes.js';
@@ -65,7 +64,6 @@ export class RunTasksHandler implements A2ARequestHandler {
     private readonly cancels: RunCancels,
     private readonly tasks: A2ATaskRecords,
     private readonly decisions: A2ATaskDecisions,
-    private readonly index: A2ATaskIndex,
     private readonly listing: A2ATaskListing,
     private readonly streams: A2ATaskStreams,
     private readonly push: A2APushNotifications,
@@ -75,12 +73,6 @@ export class RunTasksHandler implements A2ARequestHandler {
     this.runOptions = {
       maxTurns: config.get('provider', { infer: true }).maxTurns,
       webhook: (push) => this.push.target(push),
-      // Indexed for ListTasks once it is a run: a message refused before never is.
-      onRecorded: (run) => {
-        this.index.add(run).catch((err: unknown) => {
-          this.logger.warn({ err, run_id: run.run_id }, 'indexing an A2A task failed');
-        });
-      },
     };
   }
 

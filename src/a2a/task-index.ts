@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { entryWriteValues, insertedRowsText } from '../platform/state/entry-write.js';
 import { type SqlDialect, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
+import type { EntryWrite } from '../platform/state/state-store.js';
 import type { RunRecord, RunStatus } from '../runs/record/run-record.js';
 
 /** One task of the index: where it sorts. */
@@ -37,6 +39,28 @@ interface Row {
 export const statusAtOf = (run: Pick<RunRecord, 'ended_at' | 'started_at'>): number =>
   Date.parse(run.ended_at ?? run.started_at);
 
+/** What a task's row is made of: its run. */
+export type IndexedRun = Pick<
+  RunRecord,
+  'tenant_id' | 'run_id' | 'agent' | 'session_id' | 'status' | 'ended_at' | 'started_at'
+>;
+
+/** How many values a task's row takes (upsertText). */
+const ROW_VALUES = 7;
+
+/**
+ * A task's row, inserted or moved to the run's status, unless it holds a later one (two
+ * changes of one run may be written out of order); `conditioned`: only if an entry write
+ * holds, its values after the row's (entry-write.ts).
+ */
+function upsertText(dialect: SqlDialect, conditioned: boolean): string {
+  const rows = insertedRowsText(dialect, 1, { rows: 1, columns: ROW_VALUES, conditioned });
+  return `INSERT INTO a2a_tasks (tenant_id, task_id, agent, context_id, status, status_at, created_at)
+    ${rows}
+    ON CONFLICT (tenant_id, task_id) DO UPDATE SET status = excluded.status, status_at = excluded.status_at
+    WHERE a2a_tasks.status_at <= excluded.status_at`;
+}
+
 /**
  * The tasks a tenant's agents were sent over A2A, for ListTasks (table `a2a_tasks`): a row per
  * task written once its run is recorded, kept in step with the run's status (A2ATaskUpkeep),
@@ -46,54 +70,38 @@ export const statusAtOf = (run: Pick<RunRecord, 'ended_at' | 'started_at'>): num
 @Injectable()
 export class A2ATaskIndex {
   private readonly dialect: SqlDialect;
-  /** Inserts under way here, so a status change of the same task waits for its row. */
-  private readonly adding = new Map<string, Promise<unknown>>();
+  private readonly upsertRow: string;
+  private readonly upsertRowIf: string;
 
   constructor(private readonly database: StateDatabase) {
     this.dialect = sqlDialect(database.backend);
-  }
-
-  /** Indexes a task whose run was just recorded (a task already indexed is left as it is). */
-  add(run: RunRecord): Promise<void> {
-    const key = JSON.stringify([run.tenant_id, run.run_id]);
-    const p = (n: number) => this.dialect.param(n);
-    const adding = this.database
-      .query(
-        `INSERT INTO a2a_tasks (tenant_id, task_id, agent, context_id, status, status_at, created_at)
-         VALUES (${p(1)}, ${p(2)}, ${p(3)}, ${p(4)}, ${p(5)}, ${p(6)}, ${p(7)})
-         ON CONFLICT (tenant_id, task_id) DO NOTHING`,
-        [
-          run.tenant_id,
-          run.run_id,
-          run.agent,
-          run.session_id,
-          run.status,
-          statusAtOf(run),
-          Date.now(),
-        ],
-      )
-      .finally(() => {
-        if (this.adding.get(key) === adding) this.adding.delete(key);
-      });
-    this.adding.set(key, adding);
-    return adding.then(() => undefined);
+    this.upsertRow = upsertText(this.dialect, false);
+    this.upsertRowIf = upsertText(this.dialect, true);
   }
 
   /**
-   * The task's row takes the run's status, unless the row already holds a later one (two
-   * changes of one run may be written out of order). A run that is no task changes nothing.
+   * The task's row takes the run's status, whether or not it has a row yet, unless the row
+   * already holds a later one. With `onlyIf`, only if that write holds: a settled run's row goes
+   * with its settled record, in its transaction. A run that is no task must not be given one.
    */
-  async follow(
-    run: Pick<RunRecord, 'tenant_id' | 'run_id' | 'status' | 'ended_at' | 'started_at'>,
-  ) {
-    await this.adding.get(JSON.stringify([run.tenant_id, run.run_id]))?.catch(() => undefined);
-    const p = (n: number) => this.dialect.param(n);
-    const at = statusAtOf(run);
-    await this.database.query(
-      `UPDATE a2a_tasks SET status = ${p(1)}, status_at = ${p(2)}
-        WHERE tenant_id = ${p(3)} AND task_id = ${p(4)} AND status_at <= ${p(5)}`,
-      [run.status, at, run.tenant_id, run.run_id, at],
-    );
+  async upsert(run: IndexedRun, onlyIf?: EntryWrite): Promise<void> {
+    const row = [
+      run.tenant_id,
+      run.run_id,
+      run.agent,
+      run.session_id,
+      run.status,
+      statusAtOf(run),
+      Date.now(),
+    ];
+    if (!onlyIf) {
+      await this.database.query(this.upsertRow, row);
+      return;
+    }
+    await this.database.query(this.upsertRowIf, [
+      ...row,
+      ...entryWriteValues(this.dialect, onlyIf),
+    ]);
   }
 
   async remove(tenantId: string, taskId: string): Promise<void> {

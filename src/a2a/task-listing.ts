@@ -81,7 +81,7 @@ export class A2ATaskListing {
       return null;
     }
     const run = runView(stored);
-    if (run.status !== row.status || statusAtOf(run) !== row.statusAt) await this.index.follow(run);
+    if (run.status !== row.status || statusAtOf(run) !== row.statusAt) await this.index.upsert(run);
     return run;
   }
 }

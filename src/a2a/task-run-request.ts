@@ -1,6 +1,5 @@
 import type { Message, SendMessageRequest, TaskPushNotificationConfig } from '@a2a-js/sdk';
 import { RequestMalformedError } from '@a2a-js/sdk/errors';
-import type { RunRecord } from '../runs/record/run-record.js';
 import { type RunRequest, withRunId } from '../runs/run-request.js';
 import type { WebhookTarget } from '../runs/webhooks/run-webhook.store.js';
 import type { A2ACaller } from './a2a-caller.js';
@@ -8,13 +7,11 @@ import { messageText } from './task-shapes.js';
 
 const ID = /^[A-Za-z0-9_.:-]{1,200}$/;
 
-/** What every task's run takes from the gateway: its turn bound, its webhook, its indexing. */
+/** What every task's run takes from the gateway: its turn bound, its webhook. */
 export interface TaskRunOptions {
   maxTurns: number;
   /** A push configuration as the run's webhook target (checked: A2APushNotifications). */
   webhook: (push: TaskPushNotificationConfig) => WebhookTarget;
-  /** Called once the run is recorded (the task index). */
-  onRecorded: (run: RunRecord) => void;
 }
 
 export function requireMessage(params: SendMessageRequest): Message {
@@ -55,6 +52,5 @@ export function taskRunRequest(
     ...(push?.url && { webhook: options.webhook(push) }),
     actor: caller.principal.keyId,
     origin: 'a2a',
-    onRecorded: options.onRecorded,
   });
 }

@@ -9,6 +9,8 @@ import type { RunMarks, RunRecord } from '../record/run-record.js';
  * never change or fail a run.
  */
 export interface RunObserver {
+  /** A new run was recorded `queued`: it waits here for its session, busy with another run. */
+  runQueued?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /** A run started here, or this process took over (or resumed after a decision) a graph run. */
   runStarted?(record: Readonly<RunRecord>, marks: Readonly<RunMarks>): void;
   /** The run moved on: a turn or a step finished. */
@@ -41,6 +43,10 @@ export class RunEvents {
   subscribe(observer: RunObserver): () => void {
     this.observers.add(observer);
     return () => this.observers.delete(observer);
+  }
+
+  queued(record: RunRecord, marks: RunMarks = {}): void {
+    this.emit('runQueued', (observer) => observer.runQueued?.(record, marks));
   }
 
   started(record: RunRecord, marks: RunMarks = {}): void {

@@ -119,7 +119,9 @@ export class RunLifecycle {
 
   /** A new run was recorded `queued`: it waits here for its session, busy with another run. */
   queued(run: StoredRun): void {
-    journal()?.emit('run.queued', { run: asData(runView(run)) });
+    const view = runView(run);
+    this.events.queued(view, marksOf(run));
+    journal()?.emit('run.queued', { run: asData(view) });
   }
 
   /** This process continues a stored run: one whose owner stopped, or one after a decision. */
@@ -176,12 +178,12 @@ export class RunLifecycle {
         log?.emit(type, { run: asData(view) }, recordWrite);
         lease?.releaseWith(write);
         this.events.settling(view, marks, recordWrite);
+        this.webhooks.settling(view, marks, recordWrite);
         this.auditSettled(run, actor, recordWrite);
       },
       onlyIf,
     );
     this.events.settled(view, marks);
-    this.webhooks.settled(view, marks);
     return written;
   }
 

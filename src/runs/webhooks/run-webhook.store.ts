@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { entryWriteCondition, entryWriteValues } from '../../platform/state/entry-write.js';
 import { type SqlDialect, sql, sqlDialect } from '../../platform/state/sql-dialect.js';
 import { StateDatabase } from '../../platform/state/state-database.service.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import { storableDiagnostic } from '../../platform/state/stored-text.js';
 
 export type WebhookStatus = 'waiting' | 'pending' | 'delivered' | 'failed';
@@ -45,6 +47,8 @@ const toWebhook = (row: Row): RunWebhook => ({
 
 function statements(d: SqlDialect) {
   const q = sql(d);
+  const due = q`UPDATE run_webhooks SET status = 'pending', next_attempt_at = ${'now'}, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'waiting'`;
   return {
     register: q`INSERT INTO run_webhooks
       (tenant_id, run_id, url, format, token, status, attempts, next_attempt_at, created_at, updated_at)
@@ -59,8 +63,9 @@ function statements(d: SqlDialect) {
       WHERE run_webhooks.status = 'waiting'`,
     remove: q`DELETE FROM run_webhooks WHERE tenant_id = ${'?'} AND run_id = ${'?'}
       AND status IN ('waiting', 'pending')`,
-    due: q`UPDATE run_webhooks SET status = 'pending', next_attempt_at = ${'now'}, updated_at = ${'now'}
-      WHERE tenant_id = ${'?'} AND run_id = ${'?'} AND status = 'waiting'`,
+    due,
+    // With markDue's `onlyIf`: its condition after the two values above.
+    dueIf: `${due} AND ${entryWriteCondition(d, 3)}`,
     list: q`SELECT tenant_id, run_id, url, status, attempts, format, token FROM run_webhooks
       WHERE status IN ('waiting', 'pending') AND next_attempt_at <= ${'now'}
       ORDER BY next_attempt_at LIMIT ${'?'}`,
@@ -82,10 +87,12 @@ function statements(d: SqlDialect) {
  */
 @Injectable()
 export class RunWebhookStore {
+  private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(private readonly database: StateDatabase) {
-    this.sql = statements(sqlDialect(database.backend));
+    this.dialect = sqlDialect(database.backend);
+    this.sql = statements(this.dialect);
   }
 
   /** The run's webhook, waiting; looked at again after `checkAfterMs` if nothing marks it due. */
@@ -126,9 +133,19 @@ export class RunWebhookStore {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The run settled: its waiting webhook is due now. */
-  async markDue(tenantId: string, runId: string): Promise<void> {
-    await this.database.query(this.sql.due, [tenantId, runId]);
+  /**
+   * The run settled: its waiting webhook is due now; with `onlyIf`, only if that write (the
+   * settled record) holds, in its transaction. True when a webhook was marked.
+   */
+  async markDue(tenantId: string, runId: string, onlyIf?: EntryWrite): Promise<boolean> {
+    const result = onlyIf
+      ? await this.database.query(this.sql.dueIf, [
+          tenantId,
+          runId,
+          ...entryWriteValues(this.dialect, onlyIf),
+        ])
+      : await this.database.query(this.sql.due, [tenantId, runId]);
+    return (result.affected ?? 0) > 0;
   }
 
   /** Waiting and pending rows that are due, oldest first. */

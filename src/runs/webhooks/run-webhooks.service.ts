@@ -13,6 +13,7 @@ import { TenantEgress } from '../../platform/http/tenant-egress.js';
 import { OutageLog } from '../../platform/logging/outage-log.js';
 import { DeploymentMark } from '../../platform/state/deployment-mark.js';
 import { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import type { EntryWrite, WriteInFlight } from '../../platform/state/state-store.js';
 import {
   type RunMarks,
   type RunRecord,
@@ -179,22 +180,26 @@ export class RunWebhooks implements OnApplicationBootstrap, BeforeApplicationShu
   }
 
   /**
-   * The run's record says it settled: its webhook, if it may have one (`marks`, or one set here
-   * while it ran), is delivered now. Never throws.
+   * The run's settled record was just asked for (`onlyIf`): its webhook, if it may have one
+   * (`marks`, or one set here while it ran), is marked due in that record's transaction, and
+   * delivered once it is. Never throws.
    */
-  settled(run: RunRecord, marks: RunMarks): void {
+  settling(run: RunRecord, marks: RunMarks, onlyIf: WriteInFlight): void {
     if (!TERMINAL_STATUSES.has(run.status)) return;
     const key = `${run.tenant_id}\u0000${run.run_id}`;
     const configured = this.configuredHere.delete(key);
-    if (configured || mayHaveWebhook(marks)) this.due(run);
+    if (configured || mayHaveWebhook(marks)) this.due(run, onlyIf.write);
   }
 
-  /** The run has settled and has a webhook (or may have): it is delivered now. Never throws. */
-  due(run: RunRecord): void {
+  /**
+   * The run has settled (or, with `onlyIf`, settles with that write) and has a webhook, or may
+   * have: it is delivered now. Never throws.
+   */
+  due(run: RunRecord, onlyIf?: EntryWrite): void {
     if (!TERMINAL_STATUSES.has(run.status)) return;
     this.store
-      .markDue(run.tenant_id, run.run_id)
-      .then(() => this.poll())
+      .markDue(run.tenant_id, run.run_id, onlyIf)
+      .then((marked) => (marked ? this.poll() : undefined))
       .catch((error: unknown) =>
         this.logger.warn(`marking the webhook of run ${run.run_id} due failed: ${String(error)}`),
       );

@@ -5,6 +5,7 @@ import type { ServingSignal } from '../../platform/http/serving-signal.js';
 import type { TenantEgress } from '../../platform/http/tenant-egress.js';
 import type { DeploymentMark } from '../../platform/state/deployment-mark.js';
 import type { LeaseKeeper } from '../../platform/state/lease-keeper.service.js';
+import type { EntryWrite } from '../../platform/state/state-store.js';
 import type { RunMarks, RunRecord, RunStatus } from '../record/run-record.js';
 import type { RunRecordStore } from '../record/run-record.store.js';
 import type { RunWebhookStore } from './run-webhook.store.js';
@@ -14,9 +15,11 @@ import { RunWebhooks } from './run-webhooks.service.js';
 function setUp() {
   const due: string[] = [];
   const store = {
-    markDue: (_tenantId: string, runId: string) => {
+    markDue: (_tenantId: string, runId: string, onlyIf?: EntryWrite) => {
+      // Marked in the settled record's transaction: only if that write holds.
+      expect(onlyIf).toBe(SETTLED_WRITE);
       due.push(runId);
-      return Promise.resolve();
+      return Promise.resolve(false);
     },
     configure: () => Promise.resolve(true),
   } as unknown as RunWebhookStore;
@@ -40,12 +43,19 @@ function setUp() {
 const run = (runId: string, status: RunStatus = 'completed') =>
   ({ run_id: runId, tenant_id: 'acme', status }) as RunRecord;
 
+/** The settled record's write, as RunLifecycle.settle hands it to `settling`. */
+const SETTLED_WRITE: EntryWrite = {
+  key: { tenantId: 'acme', sessionId: 'run:r', key: 'record' },
+  version: 2,
+  json: '{}',
+};
+
 const settle = (webhooks: RunWebhooks, record: RunRecord, marks: RunMarks) => {
-  webhooks.settled(record, marks);
+  webhooks.settling(record, marks, { write: SETTLED_WRITE, outcome: Promise.resolve() });
   return new Promise((resolve) => setImmediate(resolve));
 };
 
-describe('RunWebhooks.settled', () => {
+describe('RunWebhooks.settling', () => {
   it('looks up the webhook only of a run that may have one', async () => {
     const { webhooks, due } = setUp();
     await settle(webhooks, run('plain'), {});
