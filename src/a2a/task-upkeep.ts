@@ -22,10 +22,10 @@ const PRUNE_ROWS = 1_000;
  * Keeps the A2A task index in step with the runs: every A2A task (a run whose origin is `a2a`)
  * this process records queued, starts, resumes or settles writes its task's row (the settled
  * one in the settled record's transaction); any other run has no row and costs the index
- * nothing. Every serving replica deletes rows whose status is older than the
- * run event log's retention (SVC_RUN_EVENTS_RETENTION_MS), as the run's event log is. An update
- * that fails is logged and repaired when a listing next reads the task (ListTasks checks every
- * task it answers), and so is the row of a task recorded before runs carried their origin.
+ * nothing. Every serving replica deletes rows whose status is older than the run event log's
+ * retention (SVC_RUN_EVENTS_RETENTION_MS), as the run's event log is. A write that fails is
+ * logged and repaired when a listing next reads the task (ListTasks checks every task it
+ * answers), and so is the row of a task recorded before runs carried their origin.
  */
 @Injectable()
 export class A2ATaskUpkeep

@@ -72,8 +72,9 @@ const MAX_IN_FLIGHT = 16;
 /** Runs without a webhook mark whose webhook was set here while they ran, remembered at most. */
 const MAX_CONFIGURED_HERE = 10_000;
 /**
- * A waiting row is looked at this often: the settled run marks it due at once, this only covers
- * a process that died between recording the settled run and marking its webhook.
+ * A waiting row is looked at this often: the settled record marks it due in its transaction;
+ * this covers what that cannot (a webhook set on another replica for a run without a mark, a run
+ * settled by an older version, a mark sent after its record by a process that then died).
  */
 export const WAITING_CHECK_MS = 60_000;
 
