@@ -9,6 +9,7 @@ import {
 } from '../src/platform/state/state-store.js';
 import type { RunStatus } from '../src/runs/record/run-record.js';
 import { RunWebhookStore } from '../src/runs/webhooks/run-webhook.store.js';
+import { OutboxStore } from '../src/messaging/outbox.store.js';
 import { StudioTables } from '../src/studio/studio-tables.js';
 import type { LoopUpdate, SessionUpdate } from '../src/studio/studio.store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
@@ -147,7 +148,7 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
     expect(sessions.map((found) => found.id)).toEqual(['sess-s1']);
   });
 
-  it("moves an A2A task's row and marks a run's webhook due with a write that holds, and neither with one that does not", async () => {
+  it("moves an A2A task's row, marks a run's webhook due and stores a chat reply with a write that holds, and none with one that does not", async () => {
     const [holds, lost] = [await writeThat('holds'), await writeThat('moved on')];
     const index = gateway.app.get(A2ATaskIndex);
     const task = (runId: string, status: RunStatus, endedAt: string | null) => ({
@@ -186,6 +187,28 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
     expect(await webhooks.markDue('acme', 'none', holds)).toBe(false);
     expect((await webhooks.get('acme', 'w1'))?.status).toBe('pending');
     expect((await webhooks.get('acme', 'w2'))?.status).toBe('waiting');
+
+    const outbox = gateway.app.get(OutboxStore);
+    for (const id of ['o1', 'o2']) {
+      const entry = {
+        tenantId: 'acme',
+        id,
+        channel: 'chata' as const,
+        conversationId: 'C1',
+        eventId: id,
+        user: 'u',
+        text: 'hello',
+        sessionId: `sess-${id}`,
+        actor: 'root',
+      };
+      expect(await outbox.accept(entry, 60_000)).toBe(true);
+    }
+    expect(await outbox.setReply('acme', 'o1', 'hi', holds)).toMatchObject({
+      status: 'pending',
+      reply: 'hi',
+    });
+    expect(await outbox.setReply('acme', 'o2', 'hi', lost)).toBeNull();
+    expect((await outbox.get('acme', 'o2'))?.status).toBe('running');
   });
 
   it('tells a write from another text at its version, in text beyond ASCII too', async () => {

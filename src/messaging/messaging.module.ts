@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { AgentModule } from '../runs/agent.module.js';
+import { RunsModule } from '../runs/runs.module.js';
 import type { GatewayConfig, MessagingConfig } from '../platform/config/gateway-config.js';
 import { StateModule } from '../platform/state/state.module.js';
 import { ChannelRegistry } from './channel-registry.js';
@@ -10,6 +11,7 @@ import { OutboxMetrics } from './outbox-metrics.js';
 import { OutboxStore } from './outbox.store.js';
 import { OutboxWorker } from './outbox-worker.service.js';
 import { ReplyProducer } from './reply-producer.service.js';
+import { SettledReplies } from './settled-replies.js';
 import { SlackWebhookAdapter } from './slack-webhook.adapter.js';
 import { TeamsWebhookAdapter } from './teams-webhook.adapter.js';
 import { TypeormOutboxStore } from './typeorm-outbox.store.js';
@@ -24,7 +26,7 @@ export class MessagingModule {
   static forRoot(messaging: Pick<MessagingConfig, 'secret'>): DynamicModule {
     return {
       module: MessagingModule,
-      imports: [StateModule, AgentModule],
+      imports: [StateModule, AgentModule, RunsModule],
       controllers: [messagingController(messaging.secret !== undefined)],
       providers: [
         { provide: OutboxStore, useClass: TypeormOutboxStore },
@@ -41,6 +43,7 @@ export class MessagingModule {
           },
         },
         ReplyProducer,
+        SettledReplies,
         OutboxWorker,
         InboundEventService,
       ],

@@ -1,3 +1,4 @@
+import type { EntryWrite } from '../platform/state/state-store.js';
 import type {
   AttemptResult,
   NewOutboxEntry,
@@ -18,8 +19,16 @@ export abstract class OutboxStore {
    */
   abstract accept(entry: NewOutboxEntry, recoverAfterMs: number): Promise<boolean>;
   abstract get(tenantId: string, id: string): Promise<OutboxEntry | null>;
-  /** `running` → `pending` with the reply, due at once; null when the entry was not running. */
-  abstract setReply(tenantId: string, id: string, reply: string): Promise<OutboxEntry | null>;
+  /**
+   * `running` → `pending` with the reply, due at once; null when the entry was not running. With
+   * `onlyIf`, only if that write holds (the run's settled record: in its transaction).
+   */
+  abstract setReply(
+    tenantId: string,
+    id: string,
+    reply: string,
+    onlyIf?: EntryWrite,
+  ): Promise<OutboxEntry | null>;
   /** Moves a `running` entry's recovery `delayMs` into the future. */
   abstract postpone(tenantId: string, id: string, delayMs: number): Promise<void>;
   /**

@@ -8,9 +8,8 @@ import { BudgetExhaustedProblem } from '../usage/budgets/budget-exhausted.proble
 import { LeaseLostError, StateUnavailableError } from '../platform/state/state-store.js';
 import type { NewOutboxEntry, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
-
-/** Posted when the model answered with nothing (chat webhooks refuse an empty text). */
-export const EMPTY_REPLY = '(no answer)';
+import { apology, replyText } from './reply-text.js';
+import { SettledReplies } from './settled-replies.js';
 
 export interface ProducedReply {
   /** The entry, now `pending` with its reply. */
@@ -45,7 +44,7 @@ export function finishesLater(error: unknown): boolean {
 
 /**
  * Runs the agent for an accepted chat event, through AgentRunner only, and stores the reply in
- * the outbox. The run id is the entry id, so a second attempt (after a crash, or by another
+ * the outbox (unless the run's settled record brought it: SettledReplies). The run id is the entry id, so a second attempt (after a crash, or by another
  * replica) returns the stored run instead of running it again. A run that fails answers the chat
  * with a short apology that names the run, so the person is not left waiting; its cause is in
  * the run record and the audit trail.
@@ -60,6 +59,7 @@ export class ReplyProducer {
   constructor(
     private readonly runner: AgentRunner,
     private readonly outbox: OutboxStore,
+    private readonly settled: SettledReplies,
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.maxTurns = config.get('provider', { infer: true }).maxTurns;
@@ -87,8 +87,9 @@ export class ReplyProducer {
           user: entry.user,
         },
         actor: entry.actor,
+        origin: 'messaging',
       });
-      reply = run.text.trim() === '' ? EMPTY_REPLY : run.text;
+      reply = replyText(run);
       runStatus = run.status;
     } catch (error) {
       if (finishesLater(error)) {
@@ -105,11 +106,14 @@ export class ReplyProducer {
         reply = budgetReply(error);
       } else {
         this.logger.warn({ err: error }, `run ${entry.id} failed`);
-        reply = `Sorry, I could not answer that. (reference: ${entry.id})`;
+        reply = apology(entry.id);
       }
       runStatus = 'failed';
     }
-    const stored = await this.outbox.setReply(entry.tenantId, entry.id, reply);
+    // A run that settled here stored its reply with its settled record (SettledReplies).
+    const stored =
+      (await this.settled.take(entry.tenantId, entry.id)) ??
+      (await this.outbox.setReply(entry.tenantId, entry.id, reply));
     return stored ? { entry: stored, runStatus } : null;
   }
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryResult } from 'typeorm';
+import { entryWriteCondition, entryWriteValues } from '../platform/state/entry-write.js';
 import { type SqlDialect, sql, sqlDialect } from '../platform/state/sql-dialect.js';
 import { StateDatabase } from '../platform/state/state-database.service.js';
 import { MAX_TENANT_ID, assertIdentifier } from '../platform/state/state-key.limits.js';
+import type { EntryWrite } from '../platform/state/state-store.js';
 import {
   decodeStoredText,
   encodeStoredText,
@@ -78,6 +80,9 @@ const clip = (error: string) =>
 // appearance, which is the order the methods below pass them in.
 function statements(d: SqlDialect) {
   const q = sql(d);
+  const setReply = q`UPDATE messaging_outbox
+      SET status = 'pending', reply_text = ${'?'}, next_attempt_at = ${'now'}, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'running'`;
   return {
     accept: q`INSERT INTO messaging_outbox (tenant_id, id, channel, conversation_id, event_id,
         sender, input_text, session_id, actor, status, attempts, next_attempt_at, created_at,
@@ -87,10 +92,9 @@ function statements(d: SqlDialect) {
       ON CONFLICT (tenant_id, id) DO NOTHING
       RETURNING id`,
     get: q`SELECT * FROM messaging_outbox WHERE tenant_id = ${'?'} AND id = ${'?'}`,
-    setReply: q`UPDATE messaging_outbox
-      SET status = 'pending', reply_text = ${'?'}, next_attempt_at = ${'now'}, updated_at = ${'now'}
-      WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'running'
-      RETURNING *`,
+    setReply: `${setReply} RETURNING *`,
+    // With setReply's `onlyIf`: its condition after the three values above.
+    setReplyIf: `${setReply} AND ${entryWriteCondition(d, 4)} RETURNING *`,
     postpone: q`UPDATE messaging_outbox
       SET next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}
       WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'running'`,
@@ -126,11 +130,13 @@ function statements(d: SqlDialect) {
 /** The OutboxStore on the state backend's DataSource, in raw SQL for both drivers. */
 @Injectable()
 export class TypeormOutboxStore extends OutboxStore {
+  private readonly dialect: SqlDialect;
   private readonly sql: ReturnType<typeof statements>;
 
   constructor(private readonly database: StateDatabase) {
     super();
-    this.sql = statements(sqlDialect(database.backend));
+    this.dialect = sqlDialect(database.backend);
+    this.sql = statements(this.dialect);
   }
 
   /** Through StateDatabase, so an unreachable backend is a StateUnavailableError here too. */
@@ -167,8 +173,16 @@ export class TypeormOutboxStore extends OutboxStore {
     return row ? toEntry(row) : null;
   }
 
-  async setReply(tenantId: string, id: string, reply: string): Promise<OutboxEntry | null> {
-    const [row] = await this.rows(this.sql.setReply, [encodeStoredText(reply), tenantId, id]);
+  async setReply(
+    tenantId: string,
+    id: string,
+    reply: string,
+    onlyIf?: EntryWrite,
+  ): Promise<OutboxEntry | null> {
+    const params = [encodeStoredText(reply), tenantId, id];
+    const [row] = onlyIf
+      ? await this.rows(this.sql.setReplyIf, [...params, ...entryWriteValues(this.dialect, onlyIf)])
+      : await this.rows(this.sql.setReply, params);
     return row ? toEntry(row) : null;
   }
 

@@ -94,7 +94,8 @@ export interface StoredRun extends RunRecord {
   /**
    * The run is a task of another wire, which keeps its own record of it: `a2a` (started by an
    * A2A SendMessage) has a row in the A2A task index that follows its status, and may be given
-   * a push configuration (its webhook) while it runs. Runs without it touch neither.
+   * a push configuration (its webhook) while it runs; `messaging` (the reply to a chat message)
+   * stores its reply on its outbox entry as it settles. Runs without it touch neither.
    */
   origin?: RunOrigin;
   /** The run was started with a webhook: its settling marks the webhook due. */
@@ -102,7 +103,7 @@ export interface StoredRun extends RunRecord {
 }
 
 /** See StoredRun.origin. */
-export type RunOrigin = 'a2a';
+export type RunOrigin = 'a2a' | 'messaging';
 
 /** What a run carries from its start to every replica that continues it (see StoredRun). */
 export type RunMarks = Pick<StoredRun, 'origin' | 'webhook'>;
