@@ -94,14 +94,9 @@ export class A2ATaskIndex {
       statusAtOf(run),
       Date.now(),
     ];
-    if (!onlyIf) {
-      await this.database.query(this.upsertRow, row);
-      return;
-    }
-    await this.database.query(this.upsertRowIf, [
-      ...row,
-      ...entryWriteValues(this.dialect, onlyIf),
-    ]);
+    await (onlyIf
+      ? this.database.query(this.upsertRowIf, [...row, ...entryWriteValues(this.dialect, onlyIf)])
+      : this.database.query(this.upsertRow, row));
   }
 
   async remove(tenantId: string, taskId: string): Promise<void> {

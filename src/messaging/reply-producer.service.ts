@@ -44,10 +44,11 @@ export function finishesLater(error: unknown): boolean {
 
 /**
  * Runs the agent for an accepted chat event, through AgentRunner only, and stores the reply in
- * the outbox (unless the run's settled record brought it: SettledReplies). The run id is the entry id, so a second attempt (after a crash, or by another
- * replica) returns the stored run instead of running it again. A run that fails answers the chat
- * with a short apology that names the run, so the person is not left waiting; its cause is in
- * the run record and the audit trail.
+ * the outbox (unless the run's settled record brought it: SettledReplies). The run id is the
+ * entry id, so a second attempt (after a crash, or by another replica) returns the stored run
+ * instead of running it again. A run that fails answers the chat with a short apology that
+ * names the run, so the person is not left waiting; its cause is in the run record and the
+ * audit trail.
  */
 @Injectable()
 export class ReplyProducer {

@@ -129,9 +129,7 @@ export class AgentRunner {
     if (!lease) return TAKEN;
     try {
       return await this.underLease(lease, runId, async () => {
-        if (request.webhook !== undefined) {
-          await this.webhooks.register(request.tenantId, runId, request.webhook);
-        }
+        await this.registerWebhook(request, runId);
         return this.begin(request, runId, graph, lease);
       });
     } catch (error) {
@@ -162,9 +160,7 @@ export class AgentRunner {
       );
     }
     return this.underLease(lease, runId, async () => {
-      if (request.webhook !== undefined) {
-        await this.webhooks.register(request.tenantId, runId, request.webhook);
-      }
+      await this.registerWebhook(request, runId);
       // A caller's run id may have a record: settled meanwhile, or left by an owner that died.
       const stored = await this.records.getVersioned(request.tenantId, runId);
       if (stored) refuseOtherAgents(stored.run, request);
@@ -177,6 +173,12 @@ export class AgentRunner {
       }
       return this.begin(request, runId, graph, lease);
     });
+  }
+
+  /** The run's webhook, when it was asked for with one: written before the run starts. */
+  private async registerWebhook(request: RunRequest, runId: string): Promise<void> {
+    if (request.webhook === undefined) return;
+    await this.webhooks.register(request.tenantId, runId, request.webhook);
   }
 
   /** Records a new run and executes it, a graph's or the plain loop's. */
