@@ -1,8 +1,9 @@
 /**
  * Before and after, in turns (`BENCH_ONLY=ab`, needs BENCH_BEFORE_ROOT): a gateway built from that
  * checkout and this checkout's gateway, started once per state backend and warmed up, then
- * measured in turns on a tool call, an echo run, a streamed echo run and an echo run with a new
- * caller-chosen run_id each time, BENCH_AB_ROUNDS rounds with the order swapped every round, so
+ * measured in turns on a tool call, an echo run, a streamed echo run, an echo run with a new
+ * caller-chosen run_id each time and a chat message (its reply delivered to the mock's chat
+ * webhook), BENCH_AB_ROUNDS rounds with the order swapped every round, so
  * a machine whose speed drifts moves both alike. Each figure is the median of its rounds. Measuring one build after the other would compare two
  * moments of the machine as well.
  */
@@ -12,11 +13,12 @@ import {
   STREAMED_RUN,
   TOOL_CALL,
   agentRunWithRunIds,
+  chatMessage,
   requestFor,
 } from './lib/routes.mjs';
 import { median } from './lib/stats.mjs';
 import { loadRatios } from './lib/table.mjs';
-import { expectOk, startGatewayOn } from './lib/targets.mjs';
+import { expectOk, startGatewayOn, startMockModel } from './lib/targets.mjs';
 
 /** What `ab` measures on each backend: the request a change to the hot path shows in. */
 export const AB_ROUTES = {
@@ -24,6 +26,7 @@ export const AB_ROUTES = {
   'echo run': AGENT_RUN,
   'streamed run': STREAMED_RUN,
   'run with run_id': agentRunWithRunIds(),
+  'chat message': chatMessage(),
 };
 
 /** The medians of `rounds` (measureHttp results) and the spread of their CPU per request. */
@@ -41,8 +44,10 @@ function summary(rounds) {
 
 async function benchBackend(backend, options, tmpDir) {
   const builds = [];
+  const chat = await startMockModel();
   try {
-    const targets = { before: { cwd: options.beforeRoot }, after: {} };
+    const env = { SVC_CHATA_WEBHOOK: `${chat.base}/chat-webhook` };
+    const targets = { before: { cwd: options.beforeRoot, env }, after: { env } };
     for (const [build, target] of Object.entries(targets)) {
       const name = `ab-${build}-${backend}`;
       builds.push({ build, ...(await startGatewayOn(backend, name, tmpDir, options, target)) });
@@ -73,6 +78,7 @@ async function benchBackend(backend, options, tmpDir) {
     );
   } finally {
     for (const { stop } of builds) await stop();
+    await chat.child.stop();
   }
 }
 

@@ -203,11 +203,11 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
       };
       expect(await outbox.accept(entry, 60_000)).toBe(true);
     }
-    expect(await outbox.setReply('acme', 'o1', 'hi', holds)).toMatchObject({
-      status: 'pending',
-      reply: 'hi',
-    });
-    expect(await outbox.setReply('acme', 'o2', 'hi', lost)).toBeNull();
+    const replied = await outbox.setReply('acme', 'o1', 'hi', { onlyIf: holds, claimMs: 60_000 });
+    expect(replied).toMatchObject({ status: 'pending', reply: 'hi' });
+    // Claimed with it: due again only after the claim (both times are the database's).
+    expect(replied!.nextAttemptAt - replied!.updatedAt).toBeGreaterThanOrEqual(59_990);
+    expect(await outbox.setReply('acme', 'o2', 'hi', { onlyIf: lost })).toBeNull();
     expect((await outbox.get('acme', 'o2'))?.status).toBe('running');
   });
 

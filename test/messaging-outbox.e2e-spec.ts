@@ -174,6 +174,34 @@ describe.each(BACKENDS)('messaging outbox: retries, failures and restarts (%s)',
     );
   });
 
+  it('delivers a reply claimed by a process that stopped before its attempt, once, when the claim ends', async () => {
+    // As a replica leaves it that stored the reply, claimed for its own attempt, and died.
+    const store = gateway!.app.get(OutboxStore);
+    const id = messageId('chata', 'claimed-1');
+    await store.accept(
+      {
+        tenantId: 'acme',
+        id,
+        channel: 'chata',
+        conversationId: 'claims',
+        eventId: 'claimed-1',
+        user: 'erin',
+        text: 'claimed question',
+        sessionId: conversationSessionId('chata', 'claims'),
+        actor: 'test',
+      },
+      60_000,
+    );
+    await store.setReply('acme', id, 'claimed answer', { claimMs: 1500 });
+    // Ten polls go by while it is claimed: none attempts it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(callsFor('claimed answer')).toHaveLength(0);
+    await waitUntil(async () => (await entry(id))?.status === 'delivered', 'delivered');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(callsFor('claimed answer')).toHaveLength(1);
+    expect(await entry(id)).toMatchObject({ attempts: 1 });
+  });
+
   it('runs and answers an event whose process stopped before its run finished', async () => {
     // As a replica that accepted the event and died mid-run leaves it: recorded, `running`.
     const store = gateway!.app.get(OutboxStore);

@@ -67,6 +67,8 @@ function stream(res) {
   res.on('close', () => clearInterval(timer));
 }
 
+const CHAT_WEBHOOK_PATH = '/chat-webhook';
+
 function pick(headers, names) {
   return Object.fromEntries(names.filter((name) => name in headers).map((n) => [n, headers[n]]));
 }
@@ -85,6 +87,11 @@ createServer((req, res) => {
     if (!last) return send(res, 404, '{"error":"none yet"}');
     const body = Buffer.concat(last.chunks).toString('utf8');
     return send(res, 200, JSON.stringify({ headers: last.headers, body }));
+  }
+  // A chat system's webhook (the messaging channel's SVC_CHATA_WEBHOOK): takes a reply, 200.
+  if (req.method === 'POST' && req.url === CHAT_WEBHOOK_PATH) {
+    req.resume();
+    return req.on('end', () => send(res, 200, '{"ok":true}'));
   }
   if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
     return send(res, 404, '{"error":"not found"}');

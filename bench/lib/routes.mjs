@@ -69,6 +69,32 @@ export function a2aSendMessage() {
   };
 }
 
+/**
+ * A chat message to the messaging webhook (a generic event, with the API key), answered when its
+ * run settled (`?wait=true`): a new event and a new conversation on every request, so each is
+ * accepted, run on a session of its own and its reply delivered, none a duplicate.
+ */
+export function chatMessage() {
+  const prefix = `bench-${randomBytes(4).toString('hex')}`;
+  let n = 0;
+  const body = (id) =>
+    JSON.stringify({
+      tenant_id: TENANT,
+      channel: 'chata',
+      conversation_id: id,
+      user: 'bench',
+      text: 'hello',
+      event_id: id,
+    });
+  return {
+    method: 'POST',
+    path: '/v1/messaging/webhook?wait=true',
+    headers: JSON_AUTH,
+    body: body(`${prefix}-first`),
+    setupRequest: (request) => ({ ...request, body: body(`${prefix}-${n++}`) }),
+  };
+}
+
 /** One agent run with a tool call: two model turns (echo provider) and the calculator. */
 export const TOOL_RUN = {
   method: 'POST',

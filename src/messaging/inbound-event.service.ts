@@ -111,7 +111,7 @@ export class InboundEventService implements BeforeApplicationShutdown {
   private async produceAndDeliver(entry: NewOutboxEntry) {
     try {
       const produced = await this.producer.produce(entry);
-      if (produced) this.worker.deliverNow(produced.entry);
+      if (produced) this.worker.deliverNow(produced);
       return produced;
     } catch (error) {
       this.logger.warn({ err: error }, `event ${entry.id} left for recovery`);

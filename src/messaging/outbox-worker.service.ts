@@ -16,7 +16,7 @@ import { deliveryDelayMs } from '../platform/http/delivery-backoff.js';
 import { deliveryKey } from './message-ids.js';
 import type { AttemptResult, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
-import { ReplyProducer } from './reply-producer.service.js';
+import { type ProducedReply, ReplyProducer } from './reply-producer.service.js';
 
 /** Entries one replica works on at once. */
 const MAX_IN_FLIGHT = 16;
@@ -25,9 +25,11 @@ export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60_000;
 const PRUNE_EVERY_MS = 60 * 60_000;
 
 /**
- * Delivers the outbox. Every replica polls for entries that are due (SVC_OUTBOX_POLL_MS) and
- * claims each with a lease (`outbox:<id>`), so one replica works on an entry at a time; replies
- * produced here are delivered at once without waiting for the poll. A failed attempt on 429,
+ * Delivers the outbox. Every replica polls for entries that are due (SVC_OUTBOX_POLL_MS). A
+ * pending entry is claimed for one attempt by one conditional statement (OutboxStore.claim, due
+ * again only after ReplyProducer.claimMs), so one replica attempts it at a time; a reply
+ * produced here comes claimed and is delivered at once, without a write before its attempt. An
+ * entry left `running` is run again under a lease (`outbox:<id>`). A failed attempt on 429,
  * 5xx or a network error is retried with backoff (or after Retry-After) up to
  * SVC_OUTBOX_MAX_ATTEMPTS, then the entry is `failed` and audited. An entry left `running`
  * (its process stopped mid-run) is run again through the idempotent runner. Nothing here throws
@@ -80,9 +82,9 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     await waitAtMost([...this.inFlight.values()], this.shutdownWaitMs);
   }
 
-  /** Delivers an entry that just became pending, without waiting for the next poll. */
-  deliverNow(entry: OutboxEntry): void {
-    if (!this.stopped) void this.start(entry);
+  /** Delivers a reply produced here at once, without waiting for the next poll. */
+  deliverNow(produced: ProducedReply): void {
+    if (!this.stopped) void this.start(produced.entry, () => this.deliver(produced));
   }
 
   private schedule(): void {
@@ -106,7 +108,7 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
       // Ask for a few more than there is room for: some may be in flight here already.
       for (const entry of await this.outbox.due(room + this.inFlight.size)) {
         if (this.stopped || this.inFlight.size >= MAX_IN_FLIGHT) break;
-        void this.start(entry);
+        void this.start(entry, () => this.handle(entry));
       }
       this.outage.succeeded();
     } catch (error) {
@@ -114,11 +116,12 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     }
   }
 
-  private start(entry: OutboxEntry): Promise<void> {
+  /** Runs `handle` for an entry unless work on it is in flight here; never rejects. */
+  private start(entry: OutboxEntry, handle: () => Promise<void>): Promise<void> {
     const key = `${entry.tenantId}\n${entry.id}`;
     const running = this.inFlight.get(key);
     if (running) return running;
-    const work = this.handle(entry)
+    const work = handle()
       .catch((error: unknown) =>
         this.logger.warn({ err: error }, `outbox entry ${entry.id} failed`),
       )
@@ -127,22 +130,32 @@ export class OutboxWorker implements OnApplicationBootstrap, BeforeApplicationSh
     return work;
   }
 
+  /** A due entry the poll found: a pending one is attempted, a running one run again. */
   private async handle(seen: OutboxEntry): Promise<void> {
+    if (seen.status === 'pending') {
+      await this.deliver({ entry: seen, claimed: false });
+      return;
+    }
     const lease = await this.leases.acquire(seen.tenantId, `outbox:${seen.id}`);
     if (!lease) return; // another replica (or request) works on it
     try {
-      let entry = await this.outbox.get(seen.tenantId, seen.id);
+      const entry = await this.outbox.get(seen.tenantId, seen.id);
       // Changed since we saw it: someone else acted on it, and it is not due before it says.
-      if (!entry || entry.status !== seen.status || entry.attempts !== seen.attempts) return;
-      if (entry.status === 'running') {
-        const produced = await this.producer.produce(entry);
-        if (!produced) return;
-        entry = produced.entry;
-      }
-      if (entry.status === 'pending') await this.attempt(entry);
+      if (entry?.status !== 'running' || entry.attempts !== seen.attempts) return;
+      const produced = await this.producer.produce(entry);
+      if (produced) await this.deliver(produced);
     } finally {
       await lease.release();
     }
+  }
+
+  /** One attempt at a pending entry, claimed first unless it came claimed for this process. */
+  private async deliver({ entry, claimed }: Pick<ProducedReply, 'entry' | 'claimed'>) {
+    const mine = claimed
+      ? entry
+      : await this.outbox.claim(entry.tenantId, entry.id, entry.attempts, this.producer.claimMs);
+    // Null: another replica claimed or attempted it since it was seen.
+    if (mine) await this.attempt(mine);
   }
 
   private async attempt(entry: OutboxEntry): Promise<void> {

@@ -20,14 +20,26 @@ export abstract class OutboxStore {
   abstract accept(entry: NewOutboxEntry, recoverAfterMs: number): Promise<boolean>;
   abstract get(tenantId: string, id: string): Promise<OutboxEntry | null>;
   /**
-   * `running` → `pending` with the reply, due at once; null when the entry was not running. With
-   * `onlyIf`, only if that write holds (the run's settled record: in its transaction).
+   * `running` → `pending` with the reply; null when the entry was not running. Due at once, or,
+   * with `claimMs`, claimed for the caller's delivery attempt: no replica's poll takes it before
+   * then. With `onlyIf`, only if that write holds (the run's settled record: in its transaction).
    */
   abstract setReply(
     tenantId: string,
     id: string,
     reply: string,
-    onlyIf?: EntryWrite,
+    options?: { claimMs?: number; onlyIf?: EntryWrite },
+  ): Promise<OutboxEntry | null>;
+  /**
+   * Claims a `pending` entry that is due and still at `attempts` for one delivery attempt: it is
+   * due again only after `claimMs`, so no other replica attempts it meanwhile. Null when another
+   * replica claimed or attempted it first.
+   */
+  abstract claim(
+    tenantId: string,
+    id: string,
+    attempts: number,
+    claimMs: number,
   ): Promise<OutboxEntry | null>;
   /** Moves a `running` entry's recovery `delayMs` into the future. */
   abstract postpone(tenantId: string, id: string, delayMs: number): Promise<void>;

@@ -10,10 +10,13 @@ import type { NewOutboxEntry, OutboxEntry } from './outbox-entry.js';
 import { OutboxStore } from './outbox.store.js';
 import { apology, replyText } from './reply-text.js';
 import { SettledReplies } from './settled-replies.js';
+import { DELIVERY_TIMEOUT_MS } from './webhook-poster.js';
 
 export interface ProducedReply {
   /** The entry, now `pending` with its reply. */
   entry: OutboxEntry;
+  /** Whether its delivery is claimed for this process (ReplyProducer.claimMs from now). */
+  claimed: boolean;
   runStatus: RunStatus;
 }
 
@@ -56,6 +59,12 @@ export class ReplyProducer {
   private readonly maxTurns: number;
   /** How long an entry may stay `running` before the worker looks at it again. */
   readonly recoverAfterMs: number;
+  /**
+   * How long a delivery attempt holds its entry (OutboxStore.claim): the webhook's own timeout,
+   * and a lease's time to live for storing the outcome; after it, another replica may attempt
+   * the entry again (under the same Idempotency-Key).
+   */
+  readonly claimMs: number;
 
   constructor(
     private readonly runner: AgentRunner,
@@ -64,11 +73,17 @@ export class ReplyProducer {
     config: ConfigService<GatewayConfig, true>,
   ) {
     this.maxTurns = config.get('provider', { infer: true }).maxTurns;
-    this.recoverAfterMs = 2 * config.get('state', { infer: true }).leaseTtlMs;
+    const leaseTtlMs = config.get('state', { infer: true }).leaseTtlMs;
+    this.recoverAfterMs = 2 * leaseTtlMs;
+    this.claimMs = DELIVERY_TIMEOUT_MS + leaseTtlMs;
   }
 
-  /** The reply, or null when the entry is left for later (or another process produced it). */
+  /**
+   * The reply, claimed for this process's delivery, or null when the entry is left for later (or
+   * another process produced it).
+   */
   async produce(entry: NewOutboxEntry): Promise<ProducedReply | null> {
+    this.settled.expect(entry.tenantId, entry.id, this.claimMs);
     let reply: string;
     let runStatus: RunStatus;
     try {
@@ -94,6 +109,7 @@ export class ReplyProducer {
       runStatus = run.status;
     } catch (error) {
       if (finishesLater(error)) {
+        await this.settled.take(entry.tenantId, entry.id);
         this.logger.warn({ err: error }, `run ${entry.id} cannot finish now; retrying later`);
         await this.outbox
           .postpone(entry.tenantId, entry.id, this.recoverAfterMs)
@@ -112,9 +128,11 @@ export class ReplyProducer {
       runStatus = 'failed';
     }
     // A run that settled here stored its reply with its settled record (SettledReplies).
-    const stored =
-      (await this.settled.take(entry.tenantId, entry.id)) ??
-      (await this.outbox.setReply(entry.tenantId, entry.id, reply));
-    return stored ? { entry: stored, runStatus } : null;
+    const settled = await this.settled.take(entry.tenantId, entry.id);
+    if (settled) return { ...settled, runStatus };
+    const stored = await this.outbox.setReply(entry.tenantId, entry.id, reply, {
+      claimMs: this.claimMs,
+    });
+    return stored ? { entry: stored, claimed: true, runStatus } : null;
   }
 }

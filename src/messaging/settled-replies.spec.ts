@@ -17,8 +17,14 @@ const SETTLED: EntryWrite = {
 function setUp() {
   const stored: string[] = [];
   const outbox = {
-    setReply: (tenantId: string, id: string, reply: string, onlyIf?: EntryWrite) => {
-      stored.push(`${id}: ${reply}${onlyIf === SETTLED ? ' (with its record)' : ''}`);
+    setReply: (
+      tenantId: string,
+      id: string,
+      reply: string,
+      { claimMs, onlyIf }: { claimMs?: number; onlyIf?: EntryWrite },
+    ) => {
+      const claim = claimMs === undefined ? '' : `, claimed for ${claimMs} ms`;
+      stored.push(`${id}: ${reply}${onlyIf === SETTLED ? ' (with its record)' : ''}${claim}`);
       return Promise.resolve({ tenantId, id, status: 'pending', reply } as unknown as OutboxEntry);
     },
   } as unknown as OutboxStore;
@@ -49,9 +55,29 @@ describe('SettledReplies', () => {
       'm3: Sorry, I could not answer that. (reference: m3) (with its record)',
     ]);
     // Its producer takes the entry once; a run that stored nothing here gives none.
-    expect(await replies.take('acme', 'm1')).toMatchObject({ id: 'm1', status: 'pending' });
+    expect(await replies.take('acme', 'm1')).toMatchObject({
+      entry: { id: 'm1', status: 'pending' },
+      claimed: false,
+    });
     expect(await replies.take('acme', 'm1')).toBeNull();
     expect(await replies.take('acme', 'rest')).toBeNull();
+    replies.onModuleDestroy();
+  });
+
+  it('claims the delivery of a reply a producer here waits for, until it takes it', async () => {
+    const { replies, stored, settle } = setUp();
+    replies.expect('acme', 'm1', 40_000);
+    settle({ run_id: 'm1', status: 'completed', text: 'hello' }, 'messaging');
+    // A run no producer here waits for (one taken over from a replica that stopped): not claimed.
+    settle({ run_id: 'm2', status: 'completed', text: 'hi' }, 'messaging');
+    expect(stored).toEqual([
+      'm1: hello (with its record), claimed for 40000 ms',
+      'm2: hi (with its record)',
+    ]);
+    expect(await replies.take('acme', 'm1')).toMatchObject({ claimed: true });
+    // Taken: the run is no longer expected, so settling it again (a retry) claims nothing.
+    settle({ run_id: 'm1', status: 'completed', text: 'again' }, 'messaging');
+    expect(stored[2]).toBe('m1: again (with its record)');
     replies.onModuleDestroy();
   });
 });

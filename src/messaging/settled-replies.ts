@@ -9,19 +9,30 @@ import { replyText } from './reply-text.js';
 /** Replies stored here that no ReplyProducer took yet, remembered at most (oldest go first). */
 const MAX_KEPT = 1_000;
 
+/** A reply stored with its run's settled record, and whether its delivery was claimed with it. */
+export interface StoredReply {
+  entry: OutboxEntry;
+  /** Claimed for the producer waiting here (OutboxStore.setReply's `claimMs`). */
+  claimed: boolean;
+}
+
 /**
  * A chat message's run (origin `messaging`, its id the outbox entry's) stores its reply on the
  * entry as it settles, in the settled record's transaction (conditioned on that write), on
  * whichever replica settles it: no commit of its own, and a run taken over elsewhere is answered
- * as soon as it ends. ReplyProducer then finds the entry pending; a run settled by a version
- * before the mark leaves the reply to it, as before.
+ * as soon as it ends. When a ReplyProducer here waits for the run (`expect`), the same statement
+ * claims the entry's delivery for it, so the delivery needs no write of its own before its
+ * attempt; a run settled elsewhere leaves its entry due at once, for any replica's poll. A run
+ * settled by a version before the mark leaves the reply to the producer, as before.
  */
 @Injectable()
 export class SettledReplies implements RunObserver, OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(SettledReplies.name);
   private unsubscribe?: () => void;
+  /** The runs a producer here waits for, with how long their delivery is claimed. */
+  private readonly expected = new Map<string, number>();
   /** The entry each reply stored here left (null: not stored), until its producer takes it. */
-  private readonly stored = new Map<string, Promise<OutboxEntry | null>>();
+  private readonly stored = new Map<string, Promise<StoredReply | null>>();
 
   constructor(
     private readonly outbox: OutboxStore,
@@ -36,31 +47,48 @@ export class SettledReplies implements RunObserver, OnModuleInit, OnModuleDestro
     this.unsubscribe?.();
   }
 
+  /** A producer here waits for this run: its reply's delivery is claimed for `claimMs`. */
+  expect(tenantId: string, runId: string, claimMs: number): void {
+    remember(this.expected, keyOf(tenantId, runId), claimMs);
+  }
+
   runSettling(record: Readonly<RunRecord>, marks: Readonly<RunMarks>, onlyIf: WriteInFlight): void {
     if (marks.origin !== 'messaging' || !TERMINAL_STATUSES.has(record.status)) return;
+    const key = keyOf(record.tenant_id, record.run_id);
+    const claimMs = this.expected.get(key);
     const stored = this.outbox
-      .setReply(record.tenant_id, record.run_id, replyText(record), onlyIf.write)
+      .setReply(record.tenant_id, record.run_id, replyText(record), {
+        claimMs,
+        onlyIf: onlyIf.write,
+      })
+      .then((entry) => (entry ? { entry, claimed: claimMs !== undefined } : null))
       .catch((err: unknown) => {
         // ReplyProducer (or the worker's recovery) stores it after the run instead.
         this.logger.warn({ err, run_id: record.run_id }, 'storing a settled reply failed');
         return null;
       });
-    const key = keyOf(record.tenant_id, record.run_id);
-    this.stored.delete(key);
-    if (this.stored.size >= MAX_KEPT) this.stored.delete(this.stored.keys().next().value!);
-    this.stored.set(key, stored);
+    remember(this.stored, key, stored);
   }
 
   /**
    * The entry, now pending with its reply, when the run settled here and stored it; null when it
-   * did not (the run settled elsewhere, or before this version, or the write did not hold).
+   * did not (the run settled elsewhere, or before this version, or the write did not hold). The
+   * run is no longer expected.
    */
-  async take(tenantId: string, runId: string): Promise<OutboxEntry | null> {
+  async take(tenantId: string, runId: string): Promise<StoredReply | null> {
     const key = keyOf(tenantId, runId);
     const stored = this.stored.get(key);
     this.stored.delete(key);
+    this.expected.delete(key);
     return (await stored) ?? null;
   }
 }
 
 const keyOf = (tenantId: string, runId: string) => `${tenantId}\u0000${runId}`;
+
+/** Sets `key` as the newest of `map`, which keeps at most MAX_KEPT (the oldest go first). */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  if (map.size >= MAX_KEPT) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}

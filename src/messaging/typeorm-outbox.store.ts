@@ -81,7 +81,8 @@ const clip = (error: string) =>
 function statements(d: SqlDialect) {
   const q = sql(d);
   const setReply = q`UPDATE messaging_outbox
-      SET status = 'pending', reply_text = ${'?'}, next_attempt_at = ${'now'}, updated_at = ${'now'}
+      SET status = 'pending', reply_text = ${'?'}, next_attempt_at = ${'now'} + ${'?'},
+        updated_at = ${'now'}
       WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'running'`;
   return {
     accept: q`INSERT INTO messaging_outbox (tenant_id, id, channel, conversation_id, event_id,
@@ -93,8 +94,15 @@ function statements(d: SqlDialect) {
       RETURNING id`,
     get: q`SELECT * FROM messaging_outbox WHERE tenant_id = ${'?'} AND id = ${'?'}`,
     setReply: `${setReply} RETURNING *`,
-    // With setReply's `onlyIf`: its condition after the three values above.
-    setReplyIf: `${setReply} AND ${entryWriteCondition(d, 4)} RETURNING *`,
+    // With setReply's `onlyIf`: its condition after the four values above.
+    setReplyIf: `${setReply} AND ${entryWriteCondition(d, 5)} RETURNING *`,
+    // A claim moves the entry's next attempt past the one being made (the due check is the
+    // poll's own, so of two replicas that saw the entry due only one claims it).
+    claim: q`UPDATE messaging_outbox
+      SET next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}
+      WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'pending' AND attempts = ${'?'}
+        AND next_attempt_at <= ${'now'}
+      RETURNING *`,
     postpone: q`UPDATE messaging_outbox
       SET next_attempt_at = ${'now'} + ${'?'}, updated_at = ${'now'}
       WHERE tenant_id = ${'?'} AND id = ${'?'} AND status = 'running'`,
@@ -177,12 +185,22 @@ export class TypeormOutboxStore extends OutboxStore {
     tenantId: string,
     id: string,
     reply: string,
-    onlyIf?: EntryWrite,
+    { claimMs = 0, onlyIf }: { claimMs?: number; onlyIf?: EntryWrite } = {},
   ): Promise<OutboxEntry | null> {
-    const params = [encodeStoredText(reply), tenantId, id];
+    const params = [encodeStoredText(reply), Math.round(claimMs), tenantId, id];
     const [row] = onlyIf
       ? await this.rows(this.sql.setReplyIf, [...params, ...entryWriteValues(this.dialect, onlyIf)])
       : await this.rows(this.sql.setReply, params);
+    return row ? toEntry(row) : null;
+  }
+
+  async claim(
+    tenantId: string,
+    id: string,
+    attempts: number,
+    claimMs: number,
+  ): Promise<OutboxEntry | null> {
+    const [row] = await this.rows(this.sql.claim, [Math.round(claimMs), tenantId, id, attempts]);
     return row ? toEntry(row) : null;
   }
 
