@@ -109,6 +109,7 @@ export class ReplyProducer {
       runStatus = run.status;
     } catch (error) {
       if (finishesLater(error)) {
+        // Not settled here: nothing to take, and the run is no longer expected.
         await this.settled.take(entry.tenantId, entry.id);
         this.logger.warn({ err: error }, `run ${entry.id} cannot finish now; retrying later`);
         await this.outbox
