@@ -241,4 +241,30 @@ describe.each(BACKENDS)('messaging outbox: retries, failures and restarts (%s)',
       .expect(200);
     expect(again.body).toMatchObject({ duplicate: true, status: 'delivered', id });
   });
+
+  // Last: it prunes every finished entry of the suite.
+  it('answers an event sent again after its entry was pruned with its run, not a new one', async () => {
+    const event = {
+      tenant_id: 'acme',
+      channel: 'chata',
+      conversation_id: 'pruned',
+      user: 'erin',
+      text: 'asked twice',
+      event_id: 'pruned-1',
+    };
+    const first = await request(gateway!.url).post(WEBHOOK).send(event).expect(200);
+    const id = (first.body as { id: string }).id;
+    await waitUntil(async () => (await entry(id))?.status === 'delivered', 'delivered');
+    const runPath = `/v1/runs/${id}?tenant_id=acme`;
+    const run: unknown = (await request(gateway!.url).get(runPath).expect(200)).body;
+    expect(await gateway!.app.get(OutboxStore).prune(0)).toBeGreaterThanOrEqual(1);
+    expect(await entry(id)).toBeUndefined();
+
+    // A new entry under the same id; its run id has a settled run already.
+    const second = await request(gateway!.url).post(WEBHOOK).send(event).expect(200);
+    expect(second.body).toMatchObject({ duplicate: false, id });
+    await waitUntil(async () => (await entry(id))?.status === 'delivered', 'delivered');
+    expect((await request(gateway!.url).get(runPath).expect(200)).body).toEqual(run);
+    expect(callsFor('asked twice').map((call) => call.status)).toEqual([200, 200]);
+  });
 });

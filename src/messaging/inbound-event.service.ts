@@ -110,7 +110,7 @@ export class InboundEventService implements BeforeApplicationShutdown {
   /** Never rejects: a failure leaves the entry `running`, and the worker recovers it. */
   private async produceAndDeliver(entry: NewOutboxEntry) {
     try {
-      const produced = await this.producer.produce(entry);
+      const produced = await this.producer.produce(entry, true);
       if (produced) this.worker.deliverNow(produced);
       return produced;
     } catch (error) {

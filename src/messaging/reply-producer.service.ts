@@ -80,9 +80,10 @@ export class ReplyProducer {
 
   /**
    * The reply, claimed for this process's delivery, or null when the entry is left for later (or
-   * another process produced it).
+   * another process produced it). `accepted`: the entry was just accepted here, so no run has
+   * its id yet and the runner starts it as new, without looking for a record first.
    */
-  async produce(entry: NewOutboxEntry): Promise<ProducedReply | null> {
+  async produce(entry: NewOutboxEntry, accepted = false): Promise<ProducedReply | null> {
     this.settled.expect(entry.tenantId, entry.id, this.claimMs);
     let reply: string;
     let runStatus: RunStatus;
@@ -93,6 +94,7 @@ export class ReplyProducer {
         toolset: 'default',
         input: [{ role: 'user', content: entry.text }],
         runId: entry.id,
+        ...(accepted ? { runIdIsNew: true as const } : {}),
         sessionId: entry.sessionId,
         maxTurns: this.maxTurns,
         multitask: 'enqueue',

@@ -98,8 +98,8 @@ export class AgentRunner {
     checkRunInput(request.input);
     const graph = request.agent === DEFAULT_AGENT ? null : await this.graphFor(request);
     const runId = request.runId ?? newRecordId();
-    // An id made here, now or for this request (withRunId), is nobody else's: no record to
-    // look for.
+    // An id made here, now or for this request (RunRequest.runIdIsNew), is nobody else's: no
+    // record to look for (one found all the same stops the first record: RunIdTaken).
     const isNew = request.runId === undefined || request.runIdIsNew === true;
     const prior = isNew ? null : await this.records.get(request.tenantId, runId);
     if (prior) refuseOtherAgents(prior, request);

@@ -18,7 +18,10 @@ export interface RunRequest {
   runId?: string;
   /**
    * `runId` was made here for this request (a streamed or background run needs its id before
-   * it starts; withRunId): no record or lease can exist yet, so it starts as a run without one.
+   * it starts; withRunId), or is the id of what the request just created (a chat message's
+   * outbox entry, just accepted): no record or lease should exist yet, so it starts as a run
+   * without one. One that exists all the same (a message sent again after its entry was pruned)
+   * stops the run's first record, and the run is asked for as a caller's id would be.
    */
   runIdIsNew?: true;
   /** Set to continue a session; a new session otherwise. */
