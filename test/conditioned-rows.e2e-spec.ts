@@ -14,6 +14,7 @@ import { StudioTables } from '../src/studio/studio-tables.js';
 import type { LoopUpdate, SessionUpdate } from '../src/studio/studio.store.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
+import { outboxEntry } from './support/outbox-entries.js';
 
 // Audit events and studio rows asked for with a write they depend on (a run's settled record):
 // each is written only if that write holds, the rows asked for beside them either way, and the
@@ -189,20 +190,7 @@ describe.each(BACKENDS)('rows written only with a write (%s)', (backend) => {
     expect((await webhooks.get('acme', 'w2'))?.status).toBe('waiting');
 
     const outbox = gateway.app.get(OutboxStore);
-    for (const id of ['o1', 'o2']) {
-      const entry = {
-        tenantId: 'acme',
-        id,
-        channel: 'chata' as const,
-        conversationId: 'C1',
-        eventId: id,
-        user: 'u',
-        text: 'hello',
-        sessionId: `sess-${id}`,
-        actor: 'root',
-      };
-      expect(await outbox.accept(entry, 60_000)).toBe(true);
-    }
+    for (const id of ['o1', 'o2']) expect(await outbox.accept(outboxEntry(id), 60_000)).toBe(true);
     const replied = await outbox.setReply('acme', 'o1', 'hi', { onlyIf: holds, claimMs: 60_000 });
     expect(replied).toMatchObject({ status: 'pending', reply: 'hi' });
     // Claimed with it: due again only after the claim (both times are the database's).

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OutboxWorker } from '../src/messaging/outbox-worker.service.js';
 import { OutboxStore } from '../src/messaging/outbox.store.js';
+import { waitUntil } from './support/chat-server.js';
 import { BACKENDS, type BackendFixture, createBackend } from './support/backends.js';
 import { type RunningGateway, startGateway } from './support/gateway.js';
+import { outboxEntry } from './support/outbox-entries.js';
 
 // A pending entry is claimed for one delivery attempt by one conditional statement; the
 // gateway's own worker is stopped here, so only the test's claims race.
@@ -26,21 +28,7 @@ describe.each(BACKENDS)('outbox delivery claims (%s)', (backend) => {
   /** A new entry with its reply stored, due at once or claimed for `claimMs`. */
   const replied = async (claimMs?: number) => {
     const id = `claim-${++n}`;
-    const accepted = await outbox.accept(
-      {
-        tenantId: 'acme',
-        id,
-        channel: 'chata',
-        conversationId: 'C1',
-        eventId: id,
-        user: 'u',
-        text: 'hello',
-        sessionId: `sess-${id}`,
-        actor: 'root',
-      },
-      60_000,
-    );
-    expect(accepted).toBe(true);
+    expect(await outbox.accept(outboxEntry(id), 60_000)).toBe(true);
     const entry = await outbox.setReply('acme', id, 'hi', { claimMs });
     expect(entry).toMatchObject({ status: 'pending', attempts: 0 });
     return entry!;
@@ -82,8 +70,7 @@ describe.each(BACKENDS)('outbox delivery claims (%s)', (backend) => {
 
   it('lets a claim that ended be taken again', async () => {
     const entry = await replied(1);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await isDue(entry.id)).toBe(true);
+    await waitUntil(() => isDue(entry.id), 'the claim ended');
     expect(await outbox.claim('acme', entry.id, 0, 60_000)).not.toBeNull();
   });
 });

@@ -3,14 +3,16 @@ import {
   Logger,
   type OnApplicationBootstrap,
   type OnApplicationShutdown,
-  type OnModuleDestroy,
-  type OnModuleInit,
 } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { GatewayConfig } from '../platform/config/gateway-config.js';
 import { ServingSignal } from '../platform/http/serving-signal.js';
 import { RetentionSweep } from '../platform/state/retention-sweep.js';
-import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import {
+  RunEvents,
+  type RunObserver,
+  SubscribedRunObserver,
+} from '../runs/lifecycle/run-events.js';
 import type { WriteInFlight } from '../platform/state/state-store.js';
 import type { RunMarks, RunRecord } from '../runs/record/run-record.js';
 import { A2ATaskIndex } from './task-index.js';
@@ -29,37 +31,25 @@ const PRUNE_ROWS = 1_000;
  */
 @Injectable()
 export class A2ATaskUpkeep
-  implements
-    RunObserver,
-    OnModuleInit,
-    OnModuleDestroy,
-    OnApplicationBootstrap,
-    OnApplicationShutdown
+  extends SubscribedRunObserver
+  implements RunObserver, OnApplicationBootstrap, OnApplicationShutdown
 {
   private readonly logger = new Logger('A2ATasks');
   private readonly sweeper: RetentionSweep;
-  private unsubscribe?: () => void;
 
   constructor(
     private readonly index: A2ATaskIndex,
-    private readonly events: RunEvents,
+    events: RunEvents,
     private readonly serving: ServingSignal,
     config: ConfigService<GatewayConfig, true>,
   ) {
+    super(events);
     const { retentionMs } = config.get('runEvents', { infer: true });
     this.sweeper = new RetentionSweep({
       logger: this.logger,
       what: 'A2A task index rows',
       sweep: () => this.index.prune(retentionMs, PRUNE_ROWS),
     });
-  }
-
-  onModuleInit(): void {
-    this.unsubscribe = this.events.subscribe(this);
-  }
-
-  onModuleDestroy(): void {
-    this.unsubscribe?.();
   }
 
   onApplicationBootstrap(): void {

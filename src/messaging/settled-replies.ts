@@ -1,12 +1,17 @@
-import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import type { WriteInFlight } from '../platform/state/state-store.js';
-import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import {
+  RunEvents,
+  type RunObserver,
+  SubscribedRunObserver,
+} from '../runs/lifecycle/run-events.js';
+import { BoundedCache } from '../tools/bounded-cache.js';
 import { type RunMarks, type RunRecord, TERMINAL_STATUSES } from '../runs/record/run-record.js';
 import { OutboxStore } from './outbox.store.js';
 import type { OutboxEntry } from './outbox-entry.js';
 import { replyText } from './reply-text.js';
 
-/** Replies stored here that no ReplyProducer took yet, remembered at most (oldest go first). */
+/** Replies (and expected runs) no ReplyProducer took yet, remembered at most (oldest go first). */
 const MAX_KEPT = 1_000;
 
 /** A reply stored with its run's settled record, and whether its delivery was claimed with it. */
@@ -26,30 +31,23 @@ export interface StoredReply {
  * settled by a version before the mark leaves the reply to the producer, as before.
  */
 @Injectable()
-export class SettledReplies implements RunObserver, OnModuleInit, OnModuleDestroy {
+export class SettledReplies extends SubscribedRunObserver implements RunObserver {
   private readonly logger = new Logger(SettledReplies.name);
-  private unsubscribe?: () => void;
   /** The runs a producer here waits for, with how long their delivery is claimed. */
-  private readonly expected = new Map<string, number>();
+  private readonly expected = new BoundedCache<string, number>(MAX_KEPT);
   /** The entry each reply stored here left (null: not stored), until its producer takes it. */
-  private readonly stored = new Map<string, Promise<StoredReply | null>>();
+  private readonly stored = new BoundedCache<string, Promise<StoredReply | null>>(MAX_KEPT);
 
   constructor(
     private readonly outbox: OutboxStore,
-    private readonly events: RunEvents,
-  ) {}
-
-  onModuleInit(): void {
-    this.unsubscribe = this.events.subscribe(this);
-  }
-
-  onModuleDestroy(): void {
-    this.unsubscribe?.();
+    events: RunEvents,
+  ) {
+    super(events);
   }
 
   /** A producer here waits for this run: its reply's delivery is claimed for `claimMs`. */
   expect(tenantId: string, runId: string, claimMs: number): void {
-    remember(this.expected, keyOf(tenantId, runId), claimMs);
+    this.expected.set(keyOf(tenantId, runId), claimMs);
   }
 
   runSettling(record: Readonly<RunRecord>, marks: Readonly<RunMarks>, onlyIf: WriteInFlight): void {
@@ -67,7 +65,7 @@ export class SettledReplies implements RunObserver, OnModuleInit, OnModuleDestro
         this.logger.warn({ err, run_id: record.run_id }, 'storing a settled reply failed');
         return null;
       });
-    remember(this.stored, key, stored);
+    this.stored.set(key, stored);
   }
 
   /**
@@ -85,10 +83,3 @@ export class SettledReplies implements RunObserver, OnModuleInit, OnModuleDestro
 }
 
 const keyOf = (tenantId: string, runId: string) => `${tenantId}\u0000${runId}`;
-
-/** Sets `key` as the newest of `map`, which keeps at most MAX_KEPT (the oldest go first). */
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  if (map.size >= MAX_KEPT) map.delete(map.keys().next().value!);
-  map.set(key, value);
-}

@@ -1,7 +1,11 @@
-import { Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { WriteInFlight } from '../platform/state/state-store.js';
 import type { ChatMessage } from '../providers/chat.types.js';
-import { RunEvents, type RunObserver } from '../runs/lifecycle/run-events.js';
+import {
+  RunEvents,
+  type RunObserver,
+  SubscribedRunObserver,
+} from '../runs/lifecycle/run-events.js';
 import { RUN_STOPPED_HERE } from '../runs/lifecycle/run-lifecycle.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../runs/record/run-record.js';
 import { type LoopUpdate, StudioStore } from './studio.store.js';
@@ -30,20 +34,12 @@ function promptOf(messages: readonly ChatMessage[]): string {
  * run answers.
  */
 @Injectable()
-export class StudioRecorder implements RunObserver, OnModuleInit, OnModuleDestroy {
-  private unsubscribe?: () => void;
-
+export class StudioRecorder extends SubscribedRunObserver implements RunObserver {
   constructor(
-    private readonly events: RunEvents,
+    events: RunEvents,
     private readonly store: StudioStore,
-  ) {}
-
-  onModuleInit(): void {
-    this.unsubscribe = this.events.subscribe(this);
-  }
-
-  onModuleDestroy(): void {
-    this.unsubscribe?.();
+  ) {
+    super(events);
   }
 
   runStarted(record: Readonly<RunRecord>): void {

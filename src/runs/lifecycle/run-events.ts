@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { WriteInFlight } from '../../platform/state/state-store.js';
 import type { RunMarks, RunRecord } from '../record/run-record.js';
 
@@ -89,5 +89,24 @@ export class RunEvents {
         this.logger.warn(`a run observer failed on ${event}: ${String(error)}`);
       }
     }
+  }
+}
+
+/**
+ * A RunObserver that follows this process's runs for as long as its module lives: subscribed
+ * to RunEvents on Nest's init hook, unsubscribed on its destroy hook.
+ */
+export abstract class SubscribedRunObserver implements OnModuleInit, OnModuleDestroy {
+  private unsubscribe?: () => void;
+
+  constructor(protected readonly events: RunEvents) {}
+
+  onModuleInit(): void {
+    // What it observes are the RunObserver methods its subclass has.
+    this.unsubscribe = this.events.subscribe(this as RunObserver);
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
   }
 }
