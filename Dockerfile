@@ -9,6 +9,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY migrations ./migrations
+COPY scripts/bundle.mjs ./scripts/
 RUN npm run build && npm prune --omit=dev
 
 # Run: no compilers, no sources, an unprivileged user.
@@ -30,5 +31,5 @@ EXPOSE 8080
 # fetch, since the slim image has no curl. Readiness (/readyz) is the orchestrator's probe.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "dist/src/main.js"]
+ENTRYPOINT ["node", "dist/svc/main.js"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8080"]

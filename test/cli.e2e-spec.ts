@@ -162,7 +162,7 @@ describe('svc serve', () => {
     await expect(request(url).get('/healthz')).rejects.toThrow();
   });
 
-  it('starts without loading the modules of features it never uses (prompts, phone numbers)', async () => {
+  it('starts without loading the modules of features it never uses (prompts, phone numbers, PostgreSQL on sqlite)', async () => {
     const port = await freePort();
     const report = join(mkdtempSync(join(tmpdir(), 'svc-loaded-')), 'packages.json');
     const preload = new URL('./support/loaded-packages.mjs', import.meta.url).href;
@@ -186,6 +186,9 @@ describe('svc serve', () => {
     expect(files['inquirer'] ?? 0).toBeLessThanOrEqual(1);
     expect(files['lodash'] ?? 0).toBe(0);
     expect(files['libphonenumber-js'] ?? 0).toBeLessThanOrEqual(1);
+    // The PostgreSQL driver comes with the backend that uses it (StateDatabase).
+    expect(files['typeorm']).toBeGreaterThan(1);
+    expect(files['pg'] ?? 0).toBe(0);
   });
 
   it('exits 1 with one line when its port is taken, instead of running without a listener', async () => {

@@ -167,6 +167,9 @@ describe('deployment files', () => {
     expect(last('USER')).toMatch(/^[1-9]\d*(:[1-9]\d*)?$/);
     expect(last('EXPOSE')).toBe('8080');
     expect(last('VOLUME')).toBe('["/app/data"]');
+    // The image runs the CLI the package names (the bundle of `npm run build`).
+    const { bin } = JSON.parse(read('package.json')) as { bin: { svc: string } };
+    expect(JSON.parse(last('ENTRYPOINT') ?? '[]')).toEqual(['node', bin.svc]);
     expect(last('HEALTHCHECK')).toMatch(/--interval=\S+ .*--retries=\d+/);
     expect(imageHealthcheck().join(' ')).toContain('http://127.0.0.1:8080/healthz');
     // No compilers in the image that runs.

@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { MCP_API_KEY } from './mcp-requests.mjs';
 import { freePort, startNode, waitForAnswer } from './processes.mjs';
-import { startTarget } from './targets.mjs';
+import { gatewayEntry, startTarget } from './targets.mjs';
 
 /** The gateway's settings for both the child process and the in-process heap probe. */
 export function gatewayEnv(mode, tmpDir) {
@@ -24,7 +24,8 @@ export function gatewayEnv(mode, tmpDir) {
 
 /** `svc serve` with SVC_MCP_MODE=`mode`. */
 export function startMcpGateway(mode, tmpDir) {
-  const args = (port) => ['dist/src/main.js', 'serve', '--port', String(port)];
+  const entry = gatewayEntry();
+  const args = (port) => [entry, 'serve', '--port', String(port)];
   return startTarget(`gateway (${mode})`, args, gatewayEnv(mode, tmpDir));
 }
 

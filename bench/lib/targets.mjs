@@ -4,6 +4,7 @@
  * resolve once /readyz answers 200.
  */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -57,13 +58,22 @@ export function gatewayEnv(name, tmpDir) {
 }
 
 /**
+ * The CLI of the checkout at `root`: the bundle `npm run build` makes (dist/svc/main.js), or
+ * dist/src/main.js in a build from before the bundle (a BENCH_BEFORE_ROOT checkout).
+ */
+export function gatewayEntry(root = ROOT) {
+  return existsSync(join(root, 'dist/svc/main.js')) ? 'dist/svc/main.js' : 'dist/src/main.js';
+}
+
+/**
  * `svc serve` with gatewayEnv(name, tmpDir), unless `env` picks another backend. Node flags
  * from BENCH_GATEWAY_NODE_ARGS go first, then `target.nodeArgs`. `target` is passed to
  * startTarget ({ pollMs, cwd }: another checkout's build with `cwd`).
  */
 export function startGateway(name, tmpDir, env = {}, target = {}) {
   const nodeArgs = [...gatewayNodeArgs(), ...(target.nodeArgs ?? [])];
-  const args = (port) => [...nodeArgs, 'dist/src/main.js', 'serve', '--port', `${port}`];
+  const entry = gatewayEntry(target.cwd);
+  const args = (port) => [...nodeArgs, entry, 'serve', '--port', `${port}`];
   return startTarget(name, args, { ...gatewayEnv(name, tmpDir), ...env }, target);
 }
 
@@ -118,7 +128,7 @@ export function startGatewayOn(backend, name, tmpDir, { pgAdminDsn }, target = {
 export function startDurableFloor(backend, name, tmpDir, { pgAdminDsn }, { modelUrl } = {}) {
   const sqlite = join(tmpDir, `${name}-floor.sqlite`);
   return onBackend(backend, pgAdminDsn, async (database) => {
-    await promisify(execFile)(process.execPath, ['dist/src/main.js', 'migrate'], {
+    await promisify(execFile)(process.execPath, [gatewayEntry(), 'migrate'], {
       cwd: ROOT,
       env: childEnv(stateEnv(database, sqlite)),
     });

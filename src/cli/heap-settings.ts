@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 
 /**
  * The V8 heap settings of an `svc` process, set from inside: the bin is started as
- * `node dist/src/main.js` (or through npm, a container, a service manager), so no node flag can
+ * `node dist/svc/main.js` (or through npm, a container, a service manager), so no node flag can
  * be relied on. Two of V8's defaults suit a long-running server badly:
  *
  * - The young generation grows while a scavenge finds most of it alive, which is the whole of a

@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The built CLI: nest-commander cannot load under jest, so the CLI is tested as a real process. */
-export const SVC_BIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+/**
+ * The built CLI as `svc` runs it, the bundle of `npm run build` (scripts/bundle.mjs):
+ * nest-commander cannot load under jest, so the CLI is tested as a real process.
+ */
+export const SVC_BIN = fileURLToPath(new URL('../../dist/svc/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -7,12 +7,19 @@ import type { GatewayConfig, StateBackend } from '../config/gateway-config.js';
 import { type DataSourceReadiness, MigratedDataSource, messageOf } from './migrated-data-source.js';
 import { runStateMigrations } from './run-migrations.js';
 import { SQLITE_BUSY_TIMEOUT_MS } from './connection-options.js';
-import { PostgresStatements } from './postgres-statements.js';
+import type { PostgresStatements } from './postgres-statements.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteStatements } from './sqlite-statements.js';
 import { StatementNames } from './statement-names.js';
 import { createStateDataSource } from './state-data-source.js';
 import { classifyStateError } from './state-unavailable.js';
+import { LazyModule } from '../lazy/lazy-module.js';
+
+/** PostgreSQL's statements, and node-postgres under them: imported only on that backend. */
+const postgresStatementsModule = new LazyModule(
+  'PostgresStatements',
+  () => import('./postgres-statements.js'),
+);
 
 export type BackendReadiness = DataSourceReadiness<StateBackend>;
 
@@ -56,6 +63,7 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
   }
 
   async onModuleInit(): Promise<void> {
+    if (this.backend === 'postgres') await postgresStatementsModule.load();
     await this.database.connect();
   }
 
@@ -76,7 +84,10 @@ export class StateDatabase implements OnModuleInit, OnApplicationShutdown {
 
   private postgresStatements(pool: pg.Pool): PostgresStatements {
     if (this.postgres?.pool !== pool)
-      this.postgres = { pool, statements: new PostgresStatements(pool, this.names) };
+      this.postgres = {
+        pool,
+        statements: new (postgresStatementsModule.get().PostgresStatements)(pool, this.names),
+      };
     return this.postgres.statements;
   }
 
