@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
  * nest-commander cannot load under jest, so the CLI is tested as a real process.
  */
 export const SVC_BIN = fileURLToPath(new URL('../../dist/svc/main.js', import.meta.url));
+/** The same CLI as tsc built it, before the bundle: what the bundle must behave like. */
+export const SVC_UNBUNDLED_BIN = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -17,8 +19,8 @@ export interface CliResult {
   stderr: string;
 }
 
-function assertBuilt(): void {
-  if (!existsSync(SVC_BIN)) throw new Error(`${SVC_BIN} is missing: run "npm run build" first`);
+function assertBuilt(bin: string): void {
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run "npm run build" first`);
 }
 
 /**
@@ -34,9 +36,10 @@ export function spawnSvc(
   args: string[],
   env: Record<string, string> = {},
   cwd?: string,
+  bin = SVC_BIN,
 ): ChildProcess {
-  assertBuilt();
-  return spawn(process.execPath, [SVC_BIN, ...args], { env: cleanEnv(env), cwd, stdio: 'pipe' });
+  assertBuilt(bin);
+  return spawn(process.execPath, [bin, ...args], { env: cleanEnv(env), cwd, stdio: 'pipe' });
 }
 
 /** Runs `svc …` to completion (killed after `timeoutMs`). */
