@@ -22,7 +22,7 @@ const outdir = `${root}dist/svc`;
 
 /** A class declaration or expression of tsc's output, up to its body's brace. */
 const CLASS =
-  /(^|[=;(,]\s*|\bexport\s+(?:default\s+)?)class\s+([\w$]+)(\s+extends\s+[^{]*)?\s*\{/gm;
+  /(^[ \t]*|[=;(,]\s*|\bexport\s+(?:default\s+)?)class\s+([\w$]+)(\s+extends\s+[^{]*)?\s*\{/gm;
 
 /**
  * Every class keeps the name it has in src. esbuild renames what two modules both declare, and
