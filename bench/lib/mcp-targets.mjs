@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { MCP_API_KEY } from './mcp-requests.mjs';
 import { freePort, startNode, waitForAnswer } from './processes.mjs';
-import { gatewayEntry, startTarget } from './targets.mjs';
+import { startGateway, startTarget } from './targets.mjs';
 
 /** The gateway's settings for both the child process and the in-process heap probe. */
 export function gatewayEnv(mode, tmpDir) {
@@ -22,11 +22,9 @@ export function gatewayEnv(mode, tmpDir) {
   };
 }
 
-/** `svc serve` with SVC_MCP_MODE=`mode`. */
+/** `svc serve` with SVC_MCP_MODE=`mode` (lib/targets.mjs's gateway, these settings over its own). */
 export function startMcpGateway(mode, tmpDir) {
-  const entry = gatewayEntry();
-  const args = (port) => [entry, 'serve', '--port', String(port)];
-  return startTarget(`gateway (${mode})`, args, gatewayEnv(mode, tmpDir));
+  return startGateway(`gateway (${mode})`, tmpDir, gatewayEnv(mode, tmpDir));
 }
 
 /** lib/baseline-server.mjs, accepting the run's API key. */
