@@ -118,7 +118,8 @@ const GOALS = [
     atMost: 120,
     figure: (r) => r.memory?.idle.gateway,
     show: (v, r) =>
-      `${mb(v)} (node:http ${mb(r.memory.idle.baseline)}, bare Nest ${mb(r.memory.idle.nest)})`,
+      `${mb(v)} (node:http ${mb(r.memory.idle.baseline)}, bare Nest ${mb(r.memory.idle.nest)}: ` +
+      `${x(v / r.memory.idle.nest)})`,
     sources: () => [],
   },
   {
@@ -145,7 +146,8 @@ const GOALS = [
     figure: (r) => r.start && r.start.gateway.medianMs / 1000,
     show: (v, r) =>
       `${fixed(v, 3)} s, median of ${r.start.gateway.readyMs.length} ` +
-      `(bare Nest ${fixed(r.start.nest.medianMs / 1000, 3)} s, ` +
+      `(bare Nest ${fixed(r.start.nest.medianMs / 1000, 3)} s: ` +
+      `${x(r.start.gateway.medianMs / r.start.nest.medianMs)}, ` +
       `node:http ${fixed(r.start.baseline.medianMs / 1000, 3)} s)`,
     sources: () => [],
   },
